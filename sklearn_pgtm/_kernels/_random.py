@@ -1,0 +1,141 @@
+"""Counter-free random streams for numba kernels.
+
+Every document (or chunk) owns a xoshiro256** state, a row of a ``uint64``
+array of shape ``(n_streams, 4)``. Kernels draw from the row of the document
+they work on, so results depend only on the seed, never on the number of
+threads or on the order in which documents are visited.
+
+All constants are ``np.uint64``: numba promotes ``uint64 op int64`` to
+``float64``, which would silently break the bit arithmetic.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+_U5 = np.uint64(5)
+_U7 = np.uint64(7)
+_U9 = np.uint64(9)
+_U11 = np.uint64(11)
+_U17 = np.uint64(17)
+_U45 = np.uint64(45)
+_U64 = np.uint64(64)
+_TWO_M53 = 1.0 / 9007199254740992.0
+_TWO_PI = 2.0 * math.pi
+
+
+def make_streams(seed, n_streams):
+    """Independent xoshiro256** states, shape ``(n_streams, 4)``.
+
+    ``seed`` is an int or anything :class:`numpy.random.SeedSequence` takes;
+    the states come from ``SeedSequence.generate_state`` so that nearby seeds
+    give unrelated streams.
+    """
+    n_streams = int(max(n_streams, 1))
+    ss = np.random.SeedSequence(seed)
+    states = ss.generate_state(4 * n_streams, dtype=np.uint64).reshape(n_streams, 4)
+    # An all-zero state is the one fixed point of xoshiro; practically
+    # impossible from SeedSequence, but cheap to rule out.
+    zero_rows = ~states.any(axis=1)
+    states[zero_rows, 0] = np.uint64(0x9E3779B97F4A7C15)
+    return np.ascontiguousarray(states)
+
+
+def seed_from(random_state):
+    """Draw a 63-bit integer seed from a :class:`numpy.random.RandomState`."""
+    return int(random_state.randint(0, 2**63 - 1, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def _rotl(x, k):
+    return (x << k) | (x >> (_U64 - k))
+
+
+@njit(cache=True)
+def next_u64(state):
+    """Advance one xoshiro256** state (a ``uint64[4]`` view) and return 64 bits."""
+    result = _rotl(state[1] * _U5, _U7) * _U9
+    t = state[1] << _U17
+    state[2] ^= state[0]
+    state[3] ^= state[1]
+    state[1] ^= state[2]
+    state[0] ^= state[3]
+    state[2] ^= t
+    state[3] = _rotl(state[3], _U45)
+    return result
+
+
+@njit(cache=True)
+def uniform(state):
+    """Uniform draw in the open interval (0, 1)."""
+    return ((next_u64(state) >> _U11) + 0.5) * _TWO_M53
+
+
+@njit(cache=True)
+def standard_normal(state):
+    """Standard normal draw (Box-Muller, one value per call)."""
+    u1 = uniform(state)
+    u2 = uniform(state)
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI * u2)
+
+
+@njit(cache=True)
+def standard_exponential(state):
+    return -math.log(uniform(state))
+
+
+@njit(cache=True)
+def standard_gamma(state, shape):
+    """Gamma(shape, 1) draw by Marsaglia and Tsang (2000).
+
+    For ``shape < 1`` uses Gamma(shape + 1) * U**(1/shape).
+    """
+    if shape <= 0.0:
+        return 0.0
+    boost = 1.0
+    if shape < 1.0:
+        boost = math.exp(math.log(uniform(state)) / shape)
+        shape += 1.0
+    d = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = standard_normal(state)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = uniform(state)
+        x2 = x * x
+        if u < 1.0 - 0.0331 * x2 * x2:
+            return d * v * boost
+        if math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
+            return d * v * boost
+
+
+@njit(cache=True)
+def beta(state, a, b):
+    """Beta(a, b) draw as a ratio of gammas."""
+    x = standard_gamma(state, a)
+    y = standard_gamma(state, b)
+    s = x + y
+    if s <= 0.0:
+        # Both gammas underflowed (tiny shapes): pick the side by the means.
+        return 1.0 if uniform(state) < a / (a + b) else 0.0
+    return x / s
+
+
+@njit(cache=True)
+def categorical(state, cumulative, n):
+    """Index drawn from the unnormalized cumulative weights ``cumulative[:n]``."""
+    u = uniform(state) * cumulative[n - 1]
+    # Binary search: the first index whose cumulative weight exceeds u.
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cumulative[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo

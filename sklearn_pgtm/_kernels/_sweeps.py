@@ -1,0 +1,164 @@
+"""The collapsed Gibbs topic sweep shared by every model.
+
+Tokens are stored document by document in flat arrays (as in the ``lda``
+package): ``doc_ptr`` (D + 1 offsets), ``word_ids`` and ``topics`` (one entry
+per token). Counts: ``doc_topic`` (D, K), ``word_topic`` (V, K, word-major so
+that a token reads one contiguous row) and ``topic_total`` (K).
+
+One kernel serves all three models; what differs is the document factor and
+an optional supervised factor of the conditional
+
+    p(z_dn = k | rest) ∝ doc_factor(d, k) · word_factor(w, k) · sup(d, k)
+
+- doc_factor: ``C_dk¬n + alpha_k`` (LDA, sLDA), or a fixed weight
+  ``doc_weight[d, k]`` (the correlated topic model's softmax / stick-breaking
+  proportions) when ``doc_weight`` has rows.
+- word_factor: ``(C_kw¬n + beta) / (C_k¬n + V beta)`` (collapsed), or a fixed
+  ``phi[w, k]`` when ``phi`` has rows (inference on new documents; the
+  topic-word counts are then left untouched).
+- sup: ``exp(a_d eta_k - b_d (eta_k^2 + 2 eta_k Lambda_dn))`` when ``eta`` is
+  non-empty (Gibbs sLDA, Zhu et al. 2013), with ``a_d = kappa_d / N_d``,
+  ``b_d = lambda_d / (2 N_d^2)`` and ``Lambda_dn`` the discriminant of the other
+  tokens, kept in ``discriminant[d] = sum_n eta_{z_dn}``.
+
+Each document draws from its own random stream ``states[d]``, so a sweep is
+reproducible whatever the order or partition of documents.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._random import categorical, uniform
+
+
+@njit(cache=True)
+def sample_document(
+    d,
+    doc_ptr,
+    word_ids,
+    topics,
+    doc_topic,
+    word_topic,
+    topic_total,
+    alpha,
+    beta,
+    beta_sum,
+    doc_weight,
+    phi,
+    eta,
+    resp_linear,
+    resp_quad,
+    discriminant,
+    state,
+    cumulative,
+    sup_log,
+):
+    """Resample the topics of the tokens of document ``d`` in place."""
+    n_topics = alpha.shape[0]
+    fixed_doc = doc_weight.shape[0] > 0
+    fixed_words = phi.shape[0] > 0
+    supervised = eta.shape[0] > 0
+    a_d = 0.0
+    b_d = 0.0
+    if supervised:
+        a_d = resp_linear[d]
+        b_d = resp_quad[d]
+    for i in range(doc_ptr[d], doc_ptr[d + 1]):
+        w = word_ids[i]
+        old = topics[i]
+        doc_topic[d, old] -= 1
+        if not fixed_words:
+            word_topic[w, old] -= 1
+            topic_total[old] -= 1
+        if supervised:
+            rest = discriminant[d] - eta[old]
+            s_max = -math.inf
+            for k in range(n_topics):
+                e = eta[k]
+                s = a_d * e - b_d * (e * e + 2.0 * e * rest)
+                sup_log[k] = s
+                if s > s_max:
+                    s_max = s
+        total = 0.0
+        for k in range(n_topics):
+            if fixed_doc:
+                p = doc_weight[d, k]
+            else:
+                p = doc_topic[d, k] + alpha[k]
+            if fixed_words:
+                p *= phi[w, k]
+            else:
+                p *= (word_topic[w, k] + beta) / (topic_total[k] + beta_sum)
+            if supervised:
+                p *= math.exp(sup_log[k] - s_max)
+            total += p
+            cumulative[k] = total
+        new = categorical(state, cumulative, n_topics)
+        topics[i] = new
+        doc_topic[d, new] += 1
+        if not fixed_words:
+            word_topic[w, new] += 1
+            topic_total[new] += 1
+        if supervised:
+            discriminant[d] = rest + eta[new]
+
+
+@njit(cache=True)
+def sample_topics(
+    doc_ptr,
+    word_ids,
+    topics,
+    doc_topic,
+    word_topic,
+    topic_total,
+    alpha,
+    beta,
+    beta_sum,
+    doc_weight,
+    phi,
+    eta,
+    resp_linear,
+    resp_quad,
+    discriminant,
+    states,
+):
+    """One Gibbs sweep over every token of every document (see module doc)."""
+    n_topics = alpha.shape[0]
+    cumulative = np.empty(n_topics)
+    sup_log = np.empty(n_topics)
+    for d in range(doc_ptr.shape[0] - 1):
+        sample_document(
+            d, doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
+            alpha, beta, beta_sum, doc_weight, phi, eta, resp_linear, resp_quad,
+            discriminant, states[d], cumulative, sup_log,
+        )
+
+
+@njit(cache=True)
+def initialize_topics(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, states):
+    """Uniformly random initial topics and the count matrices they imply."""
+    n_topics = doc_topic.shape[1]
+    for d in range(doc_ptr.shape[0] - 1):
+        state = states[d]
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            k = min(int(uniform(state) * n_topics), n_topics - 1)
+            topics[i] = k
+            doc_topic[d, k] += 1
+            word_topic[word_ids[i], k] += 1
+            topic_total[k] += 1
+
+
+@njit(cache=True)
+def count_matrices(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total):
+    """Recompute the count matrices from token topics (all arrays zeroed first)."""
+    doc_topic[:] = 0
+    word_topic[:] = 0
+    topic_total[:] = 0
+    for d in range(doc_ptr.shape[0] - 1):
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            k = topics[i]
+            doc_topic[d, k] += 1
+            word_topic[word_ids[i], k] += 1
+            topic_total[k] += 1
