@@ -1,0 +1,59 @@
+"""Write one benchmark's section of benchmarks/RESULTS.md.
+
+Each benchmark owns the text between ``<!-- BEGIN name -->`` and
+``<!-- END name -->``; re-running it replaces only its own section, so the
+benchmarks can be run one at a time or together by ``benchmarks/run.py``.
+"""
+
+import datetime
+import os
+import platform
+import re
+import sys
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
+HEADER = (
+    "# Benchmark results\n\n"
+    "Every table below was produced by the command shown above it, on the\n"
+    "project's 2-core machine, with the peers measured in the same run.\n"
+)
+
+
+def command_line():
+    """The command that is running, as it was typed (relative script path)."""
+    args = [os.path.relpath(sys.argv[0])] + sys.argv[1:]
+    return "python " + " ".join(args)
+
+
+def write_section(name, title, body, command=None):
+    """Replace (or append) section ``name`` of RESULTS.md."""
+    command = command or command_line()
+    stamp = datetime.date.today().isoformat()
+    section = (
+        f"<!-- BEGIN {name} -->\n## {title}\n\n"
+        f"Command: `{command}`  \n"
+        f"Date: {stamp}; Python {platform.python_version()}, {platform.machine()}\n\n"
+        f"{body.rstrip()}\n<!-- END {name} -->\n"
+    )
+    text = open(RESULTS).read() if os.path.exists(RESULTS) else HEADER
+    pattern = re.compile(
+        rf"<!-- BEGIN {re.escape(name)} -->.*?<!-- END {re.escape(name)} -->\n?", re.S
+    )
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section, text)
+    else:
+        text = text.rstrip() + "\n\n" + section
+    with open(RESULTS, "w") as f:
+        f.write(text)
+
+
+def markdown_table(header, rows):
+    """A GitHub markdown table from a header list and rows of values."""
+    def fmt(v):
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return str(v)
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
