@@ -1,0 +1,89 @@
+"""The numba random streams against SciPy's distributions (KS tests)."""
+
+import numpy as np
+import pytest
+from numba import njit
+from scipy import stats
+
+from sklearn_pgtm._kernels import _random as R
+
+N = 20_000
+ALPHA = 1e-3  # per-test significance; a failure is not noise
+
+
+@njit(cache=True)
+def _draw(states, kind, p1, p2, out):
+    state = states[0]
+    for i in range(out.shape[0]):
+        if kind == 0:
+            out[i] = R.uniform(state)
+        elif kind == 1:
+            out[i] = R.standard_normal(state)
+        elif kind == 2:
+            out[i] = R.standard_gamma(state, p1)
+        elif kind == 3:
+            out[i] = R.beta(state, p1, p2)
+        else:
+            out[i] = R.standard_exponential(state)
+
+
+def draws(kind, p1=0.0, p2=0.0, seed=0):
+    out = np.empty(N)
+    _draw(R.make_streams(seed, 1), kind, p1, p2, out)
+    return out
+
+
+@pytest.mark.parametrize(
+    "kind, p1, p2, dist",
+    [
+        (0, 0, 0, stats.uniform()),
+        (1, 0, 0, stats.norm()),
+        (2, 0.3, 0, stats.gamma(0.3)),
+        (2, 1.0, 0, stats.gamma(1.0)),
+        (2, 7.5, 0, stats.gamma(7.5)),
+        (3, 0.5, 2.0, stats.beta(0.5, 2.0)),
+        (3, 20.0, 300.0, stats.beta(20.0, 300.0)),
+        (4, 0, 0, stats.expon()),
+    ],
+)
+def test_distributions_match_scipy(kind, p1, p2, dist):
+    x = draws(kind, p1, p2)
+    assert np.all(np.isfinite(x))
+    assert stats.kstest(x, dist.cdf).pvalue > ALPHA
+
+
+def test_uniform_is_open_interval_and_streams_differ():
+    x = draws(0)
+    assert x.min() > 0.0 and x.max() < 1.0
+    assert not np.array_equal(draws(0, seed=0), draws(0, seed=1))
+    np.testing.assert_array_equal(draws(0, seed=5), draws(0, seed=5))
+
+
+def test_streams_are_independent_rows():
+    states = R.make_streams(3, 4)
+    assert states.shape == (4, 4) and states.dtype == np.uint64
+    assert len({tuple(row) for row in states}) == 4
+    # Two rows drawn side by side are uncorrelated.
+    a = np.empty(N)
+    b = np.empty(N)
+    _draw(states[0:1], 0, 0, 0, a)
+    _draw(states[1:2], 0, 0, 0, b)
+    assert abs(np.corrcoef(a, b)[0, 1]) < 4 / np.sqrt(N)
+
+
+@njit(cache=True)
+def _categorical_counts(states, weights, n_draws):
+    cumulative = np.cumsum(weights)
+    counts = np.zeros(weights.shape[0], dtype=np.int64)
+    for _ in range(n_draws):
+        counts[R.categorical(states[0], cumulative, weights.shape[0])] += 1
+    return counts
+
+
+def test_categorical_frequencies():
+    weights = np.array([0.5, 0.0, 3.0, 1.5, 0.01])
+    counts = _categorical_counts(R.make_streams(7, 1), weights, N)
+    assert counts[1] == 0
+    expected = weights / weights.sum() * N
+    keep = expected > 0
+    assert stats.chisquare(counts[keep], expected[keep]).pvalue > ALPHA
