@@ -2,4 +2,7 @@
 
 __version__ = "0.1.0.dev0"
 
-__all__ = []
+from ._eblda import EmpiricalBayesLDA  # noqa: E402
+from ._slda import GibbsSLDAClassifier  # noqa: E402
+
+__all__ = ["EmpiricalBayesLDA", "GibbsSLDAClassifier"]

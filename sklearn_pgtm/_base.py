@@ -87,7 +87,8 @@ def random_topic_state(doc_ptr, word_ids, n_topics, n_words, seed):
     return topics, doc_topic, word_topic, topic_total
 
 
-def infer_doc_topics(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_average=None):
+def infer_doc_topics(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_average=None,
+                     empirical=False):
     """Topic proportions of documents under fixed topics ``phi`` (V, K).
 
     Collapsed Gibbs over the tokens' topics with ``p(z = k) ∝ phi[w, k]
@@ -95,6 +96,10 @@ def infer_doc_topics(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_average=None
     ``(C_dk + alpha_k) / (N_d + sum alpha)`` averaged over the last
     ``n_average`` sweeps (default: the second half). Deterministic for a
     given ``seed``. Documents without tokens get the prior mean.
+
+    With ``empirical=True`` the average of the empirical topic frequencies
+    ``C_dk / N_d`` (the z-bar of supervised LDA) is returned instead; rows of
+    documents without tokens are then zero.
     """
     n_docs = doc_ptr.shape[0] - 1
     n_topics = phi.shape[1]
@@ -123,6 +128,9 @@ def infer_doc_topics(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_average=None
         )
         if it >= n_iter - n_average:
             theta_sum += doc_topic
+    if empirical:
+        lengths = np.diff(doc_ptr).astype(np.float64)
+        return theta_sum / (n_average * np.maximum(lengths, 1.0))[:, None]
     theta = theta_sum / n_average + alpha
     theta /= theta.sum(axis=1, keepdims=True)
     return theta

@@ -33,7 +33,7 @@ def make_streams(seed, n_streams):
     give unrelated streams.
     """
     n_streams = int(max(n_streams, 1))
-    ss = np.random.SeedSequence(seed)
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     states = ss.generate_state(4 * n_streams, dtype=np.uint64).reshape(n_streams, 4)
     # An all-zero state is the one fixed point of xoshiro; practically
     # impossible from SeedSequence, but cheap to rule out.

@@ -1,0 +1,74 @@
+"""Kernels of the Gibbs supervised LDA (Zhu et al. 2013) beyond the topic sweep.
+
+The topic sweep itself, with the supervised factor, is the shared
+:func:`sklearn_pgtm._kernels._sweeps.sample_topics`.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._polyagamma import pg_draw
+
+
+@njit(cache=True)
+def draw_augmentation(doc_topic, doc_lengths, eta, c, method, n_terms, states, out):
+    """lambda_d ~ PG(c, omega_d), omega_d = eta . zbar_d, one stream per document.
+
+    Documents without tokens carry no response information and get
+    ``lambda_d = 0`` (their zbar is the zero vector).
+    """
+    n_docs, n_topics = doc_topic.shape
+    for d in range(n_docs):
+        n_d = doc_lengths[d]
+        if n_d == 0:
+            out[d] = 0.0
+            continue
+        omega = 0.0
+        for k in range(n_topics):
+            omega += eta[k] * doc_topic[d, k]
+        omega /= n_d
+        out[d] = pg_draw(states[d], c, omega, method, n_terms)
+
+
+@njit(cache=True)
+def response_terms(doc_topic, doc_lengths, eta, kappa, lam, resp_linear, resp_quad, discriminant):
+    """Per-document coefficients of the supervised factor of the sweep.
+
+    ``resp_linear = kappa_d / N_d``, ``resp_quad = lambda_d / (2 N_d^2)`` and
+    ``discriminant = sum_n eta_{z_dn}`` (zero for empty documents).
+    """
+    n_docs, n_topics = doc_topic.shape
+    for d in range(n_docs):
+        n_d = doc_lengths[d]
+        s = 0.0
+        for k in range(n_topics):
+            s += eta[k] * doc_topic[d, k]
+        discriminant[d] = s
+        if n_d == 0:
+            resp_linear[d] = 0.0
+            resp_quad[d] = 0.0
+        else:
+            resp_linear[d] = kappa[d] / n_d
+            resp_quad[d] = lam[d] / (2.0 * n_d * n_d)
+
+
+def eta_conditional(zbar, lam, kappa, prior_variance):
+    """Mean and Cholesky factor of the precision of eta | Z, lambda.
+
+    Precision ``P = I / nu^2 + sum_d lambda_d zbar_d zbar_d^T`` and mean
+    ``mu = P^{-1} sum_d kappa_d zbar_d`` (MODELS.md section 1).
+    """
+    n_topics = zbar.shape[1]
+    precision = (zbar.T * lam) @ zbar
+    precision[np.diag_indices(n_topics)] += 1.0 / prior_variance
+    chol = np.linalg.cholesky(precision)
+    rhs = zbar.T @ kappa
+    mean = np.linalg.solve(chol.T, np.linalg.solve(chol, rhs))
+    return mean, chol
+
+
+def draw_eta(zbar, lam, kappa, prior_variance, rng):
+    """One draw of eta from its Gaussian conditional (Cholesky of the precision)."""
+    mean, chol = eta_conditional(zbar, lam, kappa, prior_variance)
+    noise = rng.standard_normal(zbar.shape[1])
+    return mean + np.linalg.solve(chol.T, noise)
