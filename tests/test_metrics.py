@@ -1,0 +1,86 @@
+"""Document completion metrics against a direct NumPy computation."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.decomposition import LatentDirichletAllocation
+
+from sklearn_pgtm.metrics import (
+    document_completion_perplexity,
+    heldout_perplexity,
+    split_document_completion,
+)
+
+
+def test_split_preserves_counts_and_halves_them():
+    rng = np.random.RandomState(0)
+    X = sp.csr_matrix(rng.poisson(3.0, size=(200, 30)))
+    observed, heldout = split_document_completion(X, random_state=1)
+    np.testing.assert_array_equal((observed + heldout).toarray(), X.toarray())
+    assert observed.min() >= 0 and heldout.min() >= 0
+    n = X.sum()
+    # Binomial(n, 1/2) in total: within 4 standard deviations of n / 2.
+    assert abs(observed.sum() - n / 2) < 4 * np.sqrt(n / 4)
+    again, _ = split_document_completion(X, random_state=1)
+    np.testing.assert_array_equal(again.toarray(), observed.toarray())
+
+
+def test_heldout_perplexity_matches_loop_reference():
+    rng = np.random.RandomState(0)
+    theta = rng.dirichlet(np.ones(3), size=5)
+    phi = rng.dirichlet(np.ones(7), size=3)
+    X = rng.poisson(1.5, size=(5, 7))
+    log_lik = 0.0
+    for d in range(5):
+        for w in range(7):
+            log_lik += X[d, w] * np.log(theta[d] @ phi[:, w])
+    expected = np.exp(-log_lik / X.sum())
+    # Unnormalized inputs are renormalized.
+    assert np.isclose(heldout_perplexity(theta * 3.0, phi * 2.0, X), expected)
+
+
+class _Fixed(BaseEstimator):
+    """A 'fitted' model with known topics and a transform that ignores X."""
+
+    def __init__(self, theta=None, phi=None):
+        self.theta, self.phi = theta, phi
+        self.components_ = phi
+
+    def fit(self, X=None):
+        return self
+
+    def transform(self, X):
+        return self.theta
+
+
+def test_document_completion_uses_transform_and_components():
+    rng = np.random.RandomState(2)
+    theta = rng.dirichlet(np.ones(2), size=4)
+    phi = rng.dirichlet(np.ones(6), size=2)
+    X = rng.poisson(4.0, size=(4, 6))
+    _, heldout = split_document_completion(X, random_state=3)
+    expected = heldout_perplexity(theta, phi, heldout)
+    assert np.isclose(document_completion_perplexity(_Fixed(theta, phi), X, random_state=3),
+                      expected)
+
+
+def test_works_with_sklearn_lda_and_prefers_the_true_topics():
+    rng = np.random.RandomState(0)
+    phi = np.zeros((2, 10))
+    phi[0, :5] = phi[1, 5:] = 0.2
+    theta = rng.dirichlet([0.3, 0.3], size=120)
+    X = np.vstack([rng.multinomial(60, t @ phi) for t in theta])
+    lda = LatentDirichletAllocation(n_components=2, random_state=0).fit(X[:100])
+    good = document_completion_perplexity(lda, X[100:], random_state=0)
+    bad = LatentDirichletAllocation(n_components=2, max_iter=1, random_state=0)
+    bad.fit(rng.poisson(1.0, size=(100, 10)))
+    assert good < document_completion_perplexity(bad, X[100:], random_state=0)
+    assert good < 10  # a uniform model over 10 words has perplexity 10
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="Negative"):
+        split_document_completion(np.array([[1, -1]]))
+    with pytest.raises(ValueError, match="no token"):
+        heldout_perplexity(np.ones((1, 2)), np.ones((2, 2)), np.zeros((1, 2)))
