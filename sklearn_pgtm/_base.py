@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_non_negative, validate_data
 
 from ._kernels._likelihood import log_predictive
-from ._kernels._random import make_streams
+from ._kernels._random import document_streams, make_streams
 from ._kernels._sweeps import initialize_topics, sample_topics
 
 _EMPTY_2D = np.zeros((0, 0))
@@ -95,7 +95,9 @@ def infer_doc_topics(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_average=None
     (C_dk¬n + alpha_k)``; the returned proportions are the posterior mean
     ``(C_dk + alpha_k) / (N_d + sum alpha)`` averaged over the last
     ``n_average`` sweeps (default: the second half). Deterministic for a
-    given ``seed``. Documents without tokens get the prior mean.
+    given ``seed``, and a document's result depends only on its own words
+    (its random stream is derived from them), not on the rest of the batch.
+    Documents without tokens get the prior mean.
 
     With ``empirical=True`` the average of the empirical topic frequencies
     ``C_dk / N_d`` (the z-bar of supervised LDA) is returned instead; rows of
@@ -110,7 +112,7 @@ def infer_doc_topics(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_average=None
     if n_average is None:
         n_average = max(n_iter // 2, 1)
     n_average = min(n_average, n_iter)
-    states = make_streams(seed, n_docs)
+    states = document_streams(seed, doc_ptr, word_ids)
     topics = np.zeros(word_ids.shape[0], dtype=np.int32)
     doc_topic = np.zeros((n_docs, n_topics), dtype=np.int32)
     dummy_word_topic = np.zeros((0, n_topics), dtype=np.int32)

@@ -189,6 +189,10 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         last ``n_average`` draws for ``prediction="average"``, else the last
         draw).
 
+    last_coef_ : ndarray of shape (n_models, n_components)
+        The last draw of eta of each binary model (equal to ``coef_`` when
+        ``prediction="last"``).
+
     n_features_in_ : int
         Number of words (features) seen in :meth:`fit`.
 
@@ -339,6 +343,7 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.components_ = np.vstack(self.topic_word_per_model_)
         key = "eta_mean" if self.prediction == "average" else "eta_last"
         self.coef_ = np.vstack([r[key] for r in results])
+        self.last_coef_ = np.vstack([r["eta_last"] for r in results])
         self.n_iter_ = self.max_iter
         return self
 

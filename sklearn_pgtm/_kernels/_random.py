@@ -139,3 +139,46 @@ def categorical(state, cumulative, n):
         else:
             lo = mid + 1
     return lo
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_U27 = np.uint64(27)
+_U30 = np.uint64(30)
+_U31 = np.uint64(31)
+
+
+@njit(cache=True)
+def _splitmix64(x):
+    z = x + _GOLDEN
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    return z ^ (z >> _U31)
+
+
+@njit(cache=True)
+def _document_streams(seed, doc_ptr, word_ids, states):
+    for d in range(doc_ptr.shape[0] - 1):
+        h = np.uint64(seed)
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            h = _splitmix64(h ^ np.uint64(word_ids[i]))
+        h = _splitmix64(h ^ np.uint64(doc_ptr[d + 1] - doc_ptr[d]))
+        for j in range(4):
+            h = _splitmix64(h)
+            states[d, j] = h
+
+
+def document_streams(seed, doc_ptr, word_ids):
+    """One xoshiro256** state per document, derived from ``seed`` and the
+    document's own tokens.
+
+    Inference on new documents uses these, so that a document's result does
+    not depend on which other documents are in the batch or in what order
+    (scikit-learn's sample-order and subset invariance), and repeated calls
+    are identical.
+    """
+    n_docs = doc_ptr.shape[0] - 1
+    states = np.empty((max(n_docs, 1), 4), dtype=np.uint64)
+    _document_streams(np.uint64(int(seed) % 2**64), doc_ptr, word_ids, states)
+    return states

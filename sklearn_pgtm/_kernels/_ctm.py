@@ -1,0 +1,161 @@
+"""Document-level Pólya-Gamma updates of the correlated topic model.
+
+- Logistic-normal link (Chen et al. 2013): single-site updates of eta_dk with
+  lambda_dk ~ PG(N_d, rho_dk), S sub-iterations per document.
+- Stick-breaking link (Linderman et al. 2015): omega_dk ~ PG(N_dk, psi_dk),
+  then a block Gaussian update of psi_d (its own Cholesky per document).
+
+Each document uses its own random stream ``states[d]``; the drivers exist in
+a serial and a ``prange`` version that give identical results.
+"""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ._polyagamma import pg_draw
+from ._random import standard_normal
+
+
+# ------------------------------------------------------------ logistic normal
+@njit(cache=True)
+def _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_subiter,
+                              method, n_terms, states):
+    n_topics = mu.shape[0]
+    n_d = float(doc_lengths[d])
+    state = states[d]
+    row = eta[d]
+    for _ in range(n_subiter):
+        for k in range(n_topics):
+            # zeta = log sum_{j != k} exp(eta_j), by log-sum-exp.
+            m = -math.inf
+            for j in range(n_topics):
+                if j != k and row[j] > m:
+                    m = row[j]
+            s = 0.0
+            for j in range(n_topics):
+                if j != k:
+                    s += math.exp(row[j] - m)
+            zeta = m + math.log(s)
+            rho = row[k] - zeta
+            lam = pg_draw(state, n_d, rho, method, n_terms) if n_d > 0 else 0.0
+            # Gaussian conditional prior of eta_k given the others.
+            p_kk = precision[k, k]
+            r = 0.0
+            for j in range(n_topics):
+                if j != k:
+                    r += precision[k, j] * (row[j] - mu[j])
+            cond_mean = mu[k] - r / p_kk
+            kappa = doc_topic[d, k] - 0.5 * n_d
+            post_prec = p_kk + lam
+            post_mean = (p_kk * cond_mean + kappa + lam * zeta) / post_prec
+            row[k] = post_mean + standard_normal(state) / math.sqrt(post_prec)
+
+
+@njit(cache=True)
+def logistic_normal_update(doc_topic, doc_lengths, eta, mu, precision, n_subiter, method,
+                           n_terms, states):
+    """Resample every document's eta_d (rows of ``eta``) in place, serially."""
+    for d in range(eta.shape[0]):
+        _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_subiter,
+                                  method, n_terms, states)
+
+
+@njit(cache=True, parallel=True)
+def logistic_normal_update_parallel(doc_topic, doc_lengths, eta, mu, precision, n_subiter,
+                                    method, n_terms, states):
+    """Same as :func:`logistic_normal_update`, documents spread over threads."""
+    for d in prange(eta.shape[0]):
+        _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_subiter,
+                                  method, n_terms, states)
+
+
+@njit(cache=True)
+def softmax_rows(eta, out):
+    """out[d] = softmax(eta[d])."""
+    n_docs, n_topics = eta.shape
+    for d in range(n_docs):
+        m = eta[d, 0]
+        for k in range(1, n_topics):
+            if eta[d, k] > m:
+                m = eta[d, k]
+        s = 0.0
+        for k in range(n_topics):
+            out[d, k] = math.exp(eta[d, k] - m)
+            s += out[d, k]
+        for k in range(n_topics):
+            out[d, k] /= s
+
+
+# ------------------------------------------------------------ stick breaking
+@njit(cache=True)
+def _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precision_mean,
+                             method, n_terms, states):
+    n_sticks = psi.shape[1]
+    state = states[d]
+    remaining = doc_lengths[d]
+    a = precision.copy()
+    b = precision_mean.copy()
+    for k in range(n_sticks):
+        x = doc_topic[d, k]
+        if remaining > 0:
+            omega = pg_draw(state, float(remaining), psi[d, k], method, n_terms)
+        else:
+            omega = 0.0
+        a[k, k] += omega
+        b[k] += x - 0.5 * remaining
+        remaining -= x
+    chol = np.linalg.cholesky(a)
+    # mean = A^{-1} b by two triangular solves; noise L^{-T} z has covariance A^{-1}.
+    y = np.empty(n_sticks)
+    for i in range(n_sticks):
+        s = b[i]
+        for j in range(i):
+            s -= chol[i, j] * y[j]
+        y[i] = s / chol[i, i]
+    for i in range(n_sticks):
+        y[i] += standard_normal(state)
+    for i in range(n_sticks - 1, -1, -1):
+        s = y[i]
+        for j in range(i + 1, n_sticks):
+            s -= chol[j, i] * psi[d, j]
+        psi[d, i] = s / chol[i, i]
+
+
+@njit(cache=True)
+def stick_breaking_update(doc_topic, doc_lengths, psi, precision, precision_mean, method,
+                          n_terms, states):
+    """Resample every document's psi_d (rows of ``psi``) in place, serially."""
+    for d in range(psi.shape[0]):
+        _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precision_mean,
+                                 method, n_terms, states)
+
+
+@njit(cache=True, parallel=True)
+def stick_breaking_update_parallel(doc_topic, doc_lengths, psi, precision, precision_mean,
+                                   method, n_terms, states):
+    """Same as :func:`stick_breaking_update`, documents spread over threads."""
+    for d in prange(psi.shape[0]):
+        _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precision_mean,
+                                 method, n_terms, states)
+
+
+@njit(cache=True)
+def stick_breaking_proportions(psi, out):
+    """out[d] = pi(psi[d]): pi_k = sigmoid(psi_k) prod_{j<k} (1 - sigmoid(psi_j))."""
+    n_docs, n_sticks = psi.shape
+    for d in range(n_docs):
+        log_rest = 0.0
+        for k in range(n_sticks):
+            x = psi[d, k]
+            # log sigmoid(x) and log(1 - sigmoid(x)) without overflow.
+            if x >= 0:
+                log_sig = -math.log1p(math.exp(-x))
+                log_one_minus = -x + log_sig
+            else:
+                log_one_minus = -math.log1p(math.exp(x))
+                log_sig = x + log_one_minus
+            out[d, k] = math.exp(log_rest + log_sig)
+            log_rest += log_one_minus
+        out[d, n_sticks] = math.exp(log_rest)

@@ -1,0 +1,245 @@
+"""CorrelatedTopicModel: the PG-augmented Gaussian updates against NumPy
+references, the NIW update, recovery from data drawn from the model, and the
+scikit-learn conventions."""
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.optimize import linear_sum_assignment
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_pgtm import CorrelatedTopicModel
+from sklearn_pgtm._ctm import _niw_posterior_draw
+from sklearn_pgtm._kernels._ctm import (
+    logistic_normal_update,
+    logistic_normal_update_parallel,
+    softmax_rows,
+    stick_breaking_proportions,
+    stick_breaking_update,
+    stick_breaking_update_parallel,
+)
+from sklearn_pgtm._kernels._polyagamma import PG_EXACT, PG_GAUSSIAN
+from sklearn_pgtm._kernels._random import make_streams
+
+
+def correlated_corpus(n_topics=6, n_words=120, n_docs=400, doc_length=80, seed=0):
+    """Documents drawn from the logistic-normal CTM with paired correlations."""
+    rng = np.random.RandomState(seed)
+    phi = np.zeros((n_topics, n_words))
+    block = n_words // n_topics
+    for k in range(n_topics):  # nearly disjoint topics: recovery is unambiguous
+        phi[k, k * block:(k + 1) * block] = rng.dirichlet(np.ones(block))
+    phi = 0.98 * phi + 0.02 / n_words
+    corr = np.eye(n_topics)
+    for i in range(0, n_topics - 1, 2):
+        corr[i, i + 1] = corr[i + 1, i] = 0.7 if i % 4 == 0 else -0.7
+    sigma = 1.5 * corr
+    eta = rng.multivariate_normal(np.zeros(n_topics), sigma, size=n_docs)
+    theta = np.exp(eta)
+    theta /= theta.sum(axis=1, keepdims=True)
+    X = np.vstack([rng.multinomial(doc_length, t @ phi) for t in theta])
+    return X, phi, corr
+
+
+# ------------------------------------------------- conditionals vs references
+def test_logistic_normal_single_site_matches_reference_posterior():
+    """With one topic free, the kernel's draws of eta_k follow the exact
+    conditional p(eta_k | rest) ∝ N(eta_k | prior cond.) softmax_k^C_k (1-softmax_k)^(N-C_k)
+    (the PG augmentation is exact once lambda is integrated out)."""
+    mu = np.array([0.2, -0.3, 0.5])
+    sigma = np.array([[1.0, 0.4, -0.2], [0.4, 0.8, 0.1], [-0.2, 0.1, 1.2]])
+    precision = np.linalg.inv(sigma)
+    counts = np.array([[7, 2, 3]], dtype=np.int32)
+    n_d = counts.sum()
+    lengths = np.array([n_d])
+    others = np.array([0.4, -0.1])
+    n_rep = 4000
+    draws = np.empty(n_rep)
+    states = make_streams(3, n_rep)
+    for r in range(n_rep):
+        # k = 0 is updated first and alone matters: run one sub-iteration and
+        # read eta_0 after its update (the others are updated after it).
+        eta = np.array([[0.0, others[0], others[1]]])
+        kernel_state = states[r:r + 1]
+        # Burn in on eta_0 only by repeating the update with eta_1, eta_2 reset.
+        for _ in range(15):
+            logistic_normal_update(counts, lengths, eta, mu, precision, 1, PG_EXACT, 1,
+                                   kernel_state)
+            eta[0, 1:] = others
+        draws[r] = eta[0, 0]
+    # Reference density on a grid.
+    p00 = precision[0, 0]
+    cond_mean = mu[0] - precision[0, 1:] @ (others - mu[1:]) / p00
+    grid = np.linspace(-6, 8, 20001)
+    zeta = np.log(np.exp(others).sum())
+    log_soft = grid - np.logaddexp(grid, zeta)
+    log_rest = zeta - np.logaddexp(grid, zeta)
+    log_dens = (-0.5 * p00 * (grid - cond_mean) ** 2 + counts[0, 0] * log_soft
+                + (n_d - counts[0, 0]) * log_rest)
+    dens = np.exp(log_dens - log_dens.max())
+    cdf = np.cumsum(dens)
+    cdf /= cdf[-1]
+    assert stats.kstest(draws, lambda x: np.interp(x, grid, cdf)).pvalue > 1e-3
+
+
+def test_stick_breaking_block_update_matches_gaussian_conditional():
+    """Given the PG variables, psi_d ~ N(P^-1 (Sigma^-1 mu + kappa), P^-1): with
+    N_d = 0 (no data, omega = kappa = 0) the draws must follow the prior."""
+    mu = np.array([0.5, -1.0, 0.3])
+    sigma = np.array([[1.0, 0.5, 0.0], [0.5, 2.0, -0.4], [0.0, -0.4, 0.7]])
+    precision = np.linalg.inv(sigma)
+    n_docs = 20000
+    psi = np.zeros((n_docs, 3))
+    counts = np.zeros((n_docs, 4), dtype=np.int32)
+    stick_breaking_update(counts, np.zeros(n_docs, dtype=np.int64), psi, precision,
+                          precision @ mu, PG_EXACT, 1, make_streams(1, n_docs))
+    se = np.sqrt(np.diag(sigma) / n_docs)
+    assert np.all(np.abs(psi.mean(axis=0) - mu) < 4 * se)
+    np.testing.assert_allclose(np.cov(psi.T), sigma, atol=0.06)
+
+
+def test_stick_breaking_posterior_matches_reference_with_data():
+    """One stick (K = 2): psi | x ∝ N(psi | mu, s2) Bin(x | N, sigmoid(psi)).
+    Alternating omega and psi draws is a Gibbs chain with that marginal."""
+    mu, s2 = np.array([0.3]), np.array([[0.8]])
+    precision = np.linalg.inv(s2)
+    x, n = 9, 12
+    n_rep = 3000
+    psi = np.zeros((n_rep, 1))
+    counts = np.tile(np.array([[x, n - x]], dtype=np.int32), (n_rep, 1))
+    lengths = np.full(n_rep, n, dtype=np.int64)
+    states = make_streams(2, n_rep)
+    for _ in range(30):
+        stick_breaking_update(counts, lengths, psi, precision, precision @ mu, PG_EXACT, 1,
+                              states)
+    grid = np.linspace(-6, 8, 20001)
+    log_dens = (-0.5 * (grid - mu[0]) ** 2 / s2[0, 0] + x * -np.logaddexp(0, -grid)
+                + (n - x) * -np.logaddexp(0, grid))
+    dens = np.exp(log_dens - log_dens.max())
+    cdf = np.cumsum(dens)
+    cdf /= cdf[-1]
+    assert stats.kstest(psi[:, 0], lambda v: np.interp(v, grid, cdf)).pvalue > 1e-3
+
+
+def test_parallel_kernels_equal_serial():
+    rng = np.random.RandomState(0)
+    counts = rng.poisson(3, size=(50, 4)).astype(np.int32)
+    lengths = counts.sum(axis=1).astype(np.int64)
+    precision = np.eye(4) * 1.3
+    mu = np.zeros(4)
+    a, b = np.zeros((50, 4)), np.zeros((50, 4))
+    logistic_normal_update(counts, lengths, a, mu, precision, 2, PG_GAUSSIAN, 1,
+                           make_streams(5, 50))
+    logistic_normal_update_parallel(counts, lengths, b, mu, precision, 2, PG_GAUSSIAN, 1,
+                                    make_streams(5, 50))
+    np.testing.assert_array_equal(a, b)
+    a, b = np.zeros((50, 3)), np.zeros((50, 3))
+    stick_breaking_update(counts, lengths, a, precision[:3, :3], np.zeros(3), PG_EXACT, 1,
+                          make_streams(6, 50))
+    stick_breaking_update_parallel(counts, lengths, b, precision[:3, :3], np.zeros(3),
+                                   PG_EXACT, 1, make_streams(6, 50))
+    np.testing.assert_array_equal(a, b)
+
+
+def test_proportions():
+    psi = np.array([[0.0, 0.0], [50.0, -3.0], [-800.0, 800.0]])
+    out = np.empty((3, 3))
+    stick_breaking_proportions(psi, out)
+    np.testing.assert_allclose(out[0], [0.5, 0.25, 0.25])
+    np.testing.assert_allclose(out.sum(axis=1), 1.0)
+    assert np.all(np.isfinite(out))
+    eta = np.array([[1.0, 2.0, 3.0], [1000.0, 0.0, -1000.0]])
+    soft = np.empty((2, 3))
+    softmax_rows(eta, soft)
+    np.testing.assert_allclose(soft[0], np.exp([1, 2, 3]) / np.exp([1, 2, 3]).sum())
+    np.testing.assert_allclose(soft[1], [1.0, 0.0, 0.0])
+
+
+def test_niw_posterior_concentrates_on_the_data_moments():
+    rng = np.random.default_rng(0)
+    cov = np.array([[1.0, 0.6], [0.6, 2.0]])
+    x = rng.multivariate_normal([1.0, -2.0], cov, size=5000)
+    draws = [_niw_posterior_draw(x, np.zeros(2), 1.0, np.eye(2), 4.0, rng) for _ in range(50)]
+    mus = np.array([d[0] for d in draws])
+    sigmas = np.array([d[1] for d in draws])
+    np.testing.assert_allclose(mus.mean(axis=0), x.mean(axis=0), atol=0.03)
+    np.testing.assert_allclose(sigmas.mean(axis=0), np.cov(x.T), atol=0.06)
+
+
+# ----------------------------------------------------------------- the model
+@pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
+def test_recovers_topic_correlations_from_model_data(link):
+    X, phi, corr = correlated_corpus()
+    model = CorrelatedTopicModel(6, link=link, pg_method="gaussian", max_iter=60,
+                                 random_state=0).fit(X)
+    match = np.corrcoef(model.components_, phi)[:6, 6:]
+    fitted, true = linear_sum_assignment(-match)
+    assert match[fitted, true].min() > 0.9
+    order = fitted[np.argsort(true)]
+    fitted_corr = model.topic_correlation_[np.ix_(order, order)]
+    # The true correlation in the same identifiable coordinates (centred log
+    # proportions), and the raw correlation matrix of Sigma.
+    centring = np.eye(6) - 1.0 / 6
+    true_cov = centring @ corr @ centring
+    sd = np.sqrt(np.diag(true_cov))
+    true_centred = true_cov / np.outer(sd, sd)
+    iu = np.triu_indices(6, 1)
+    assert np.corrcoef(fitted_corr[iu], true_centred[iu])[0, 1] > 0.8
+    assert np.corrcoef(fitted_corr[iu], corr[iu])[0, 1] > 0.6
+    # The strongest pairs have the right signs.
+    assert fitted_corr[0, 1] > 0 and fitted_corr[2, 3] < 0
+
+
+def test_attributes_reproducibility_and_scores():
+    X, _, _ = correlated_corpus(n_docs=60)
+    for link, dim in [("logistic_normal", 6), ("stick_breaking", 5)]:
+        model = CorrelatedTopicModel(6, link=link, max_iter=5, n_infer_iter=6,
+                                     pg_method="gaussian", random_state=1).fit(X)
+        assert model.components_.shape == (6, X.shape[1])
+        np.testing.assert_allclose(model.components_.sum(axis=1), 1.0)
+        assert model.mean_.shape == (dim,) and model.covariance_.shape == (dim, dim)
+        assert model.topic_correlation_.shape == (6, 6)
+        theta = model.transform(X)
+        np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+        np.testing.assert_array_equal(theta, model.transform(X))
+        again = CorrelatedTopicModel(6, link=link, max_iter=5, n_infer_iter=6,
+                                     pg_method="gaussian", random_state=1, n_jobs=2).fit(X)
+        np.testing.assert_array_equal(again.components_, model.components_)
+        assert np.isclose(model.perplexity(X), np.exp(-model.score(X) / X.sum()))
+
+
+def test_divergence_is_reported_not_hidden(monkeypatch):
+    import sklearn_pgtm._ctm as ctm
+
+    X, _, _ = correlated_corpus(n_docs=30)
+    monkeypatch.setattr(ctm, "_DIVERGENCE_BOUND", 1e-3)
+    with pytest.raises(FloatingPointError, match="pg_method='pg1'"):
+        CorrelatedTopicModel(4, pg_method="pg1", max_iter=3, random_state=0).fit(X)
+
+
+def test_bad_input_and_pipeline():
+    X, _, _ = correlated_corpus(n_docs=40)
+    model = CorrelatedTopicModel(3, max_iter=3, n_infer_iter=2, pg_method="gaussian")
+    with pytest.raises(ValueError, match="Negative"):
+        model.fit(-X)
+    with pytest.raises(ValueError, match="empty"):
+        model.fit(np.zeros((5, 4)))
+    model.fit(X)
+    with pytest.raises(ValueError, match="features"):
+        model.transform(X[:, :-1])
+    X, _, _ = correlated_corpus(n_docs=100)
+    y = (X[:, :20].sum(axis=1) > X[:, 40:60].sum(axis=1)).astype(int)
+    pipe = make_pipeline(CorrelatedTopicModel(6, max_iter=40, n_infer_iter=10,
+                                              pg_method="gaussian", random_state=0),
+                         LogisticRegression(C=100.0))
+    assert pipe.fit(X, y).score(X, y) > 0.8
+
+
+@parametrize_with_checks([
+    CorrelatedTopicModel(n_components=3, max_iter=3, n_infer_iter=2, pg_method="gaussian"),
+    CorrelatedTopicModel(n_components=3, max_iter=3, n_infer_iter=2, link="stick_breaking"),
+])
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
