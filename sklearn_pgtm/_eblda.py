@@ -155,8 +155,10 @@ class EmpiricalBayesLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
 
     hmc_step_size : "auto" or float, default="auto"
         Leapfrog step in ``log h``. ``"auto"`` tunes it (dual averaging)
-        with a diagonal mass matrix during the burn-in; a float is used
-        as is with a unit mass matrix.
+        during the burn-in (first half: dual averaging; then a diagonal mass
+        matrix from the first half's draws and Robbins-Monro on the log step,
+        whose last value is kept); a float is used as is with a unit mass
+        matrix.
 
     n_batches : int, default=None
         Number of batches for the batch-means covariance of the estimate.
@@ -436,9 +438,15 @@ class EmpiricalBayesLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
                             window.append(u.copy())
                         if it + 1 == mass_at and len(window) >= 5:
                             var = np.var(np.array(window), axis=0)
+                            restart = dual.final()
                             if np.all(var > 0) and np.all(np.isfinite(var)):
                                 inv_mass = var
-                                dual = _DualAveraging(step)
+                                restart = 1.0  # about one posterior sd per step
+                            # second phase: Robbins-Monro on log step, whose last
+                            # iterate (not an average) is kept: near the leapfrog
+                            # stability limit the acceptance drops steeply, so an
+                            # average of oscillating steps would overshoot 0.65.
+                            dual = _RobbinsMonro(restart)
                         if it + 1 == self.burn_in:
                             step = dual.final()
                 else:
@@ -706,6 +714,23 @@ def _batch_means_covariance(shapes, rates, prior_shape, prior_rate, h_hat, n_bat
     diff = np.array(estimates) - h_hat
     sigma = m / (n_batches - 1) * diff.T @ diff
     return sigma / n
+
+
+class _RobbinsMonro:
+    """Stochastic approximation of log step towards acceptance ``target``."""
+
+    def __init__(self, step, target=0.65, t0=10.0, kappa=0.6):
+        self.log_step = math.log(step)
+        self.target, self.t0, self.kappa = target, t0, kappa
+        self.count = 0
+
+    def update(self, accept):
+        self.count += 1
+        self.log_step += (accept - self.target) / (self.count + self.t0) ** self.kappa
+        return math.exp(self.log_step)
+
+    def final(self):
+        return math.exp(self.log_step)
 
 
 class _DualAveraging:

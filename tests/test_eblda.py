@@ -313,3 +313,13 @@ def test_verbose_prints(capsys, fitted):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_fixed_hmc_step_and_batches(fitted):
+    _, X = fitted
+    model = EmpiricalBayesLDA(3, sampler="hmc", hmc_step_size=0.01, n_batches=3, n_samples=30,
+                              burn_in=10, random_state=0).fit(X)
+    assert model.hmc_step_size_ == 0.01
+    # a tiny step on the unit-mass scale is almost always accepted
+    assert model.acceptance_rate_ > 0.9
+    assert np.isnan(EmpiricalBayesLDA(3, n_samples=10, burn_in=0).fit(X).acceptance_rate_)

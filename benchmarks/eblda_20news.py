@@ -1,0 +1,239 @@
+"""EmpiricalBayesLDA on 20 Newsgroups: held-out document completion perplexity.
+
+Two corpora like Xia & Doss (2020), Table 1 (at most 200 training documents
+per group; the paper has ~190):
+
+- C-A, six distinct groups: comp.sys.ibm.pc.hardware, misc.forsale,
+  soc.religion.christian, talk.politics.guns, rec.sport.baseball, sci.space
+  (T = 6);
+- C-B, five comp.* groups: comp.graphics, comp.os.ms-windows.misc,
+  comp.sys.ibm.pc.hardware, comp.windows.x, comp.sys.mac.hardware (T = 5).
+
+The empirical Bayes estimate h_hat is compared, in the same run, with the
+three ad-hoc choices (alpha, eta) = (50/T, 0.1), (0.1, 0.1), (1/T, 1/T) and
+with Gibbs-EM using Minka's fixed point. Every h gets the same ordinary LDA
+fit (collapsed Gibbs at fixed h, same sweeps, same seeds), and the same
+held-out documents are scored by document completion perplexity
+(:mod:`sklearn_pgtm.metrics`). Several seeds; lower is better.
+
+    python benchmarks/eblda_20news.py [--quick]
+"""
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.special import digamma
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.datasets import fetch_20newsgroups
+from sklearn.feature_extraction.text import CountVectorizer
+
+from _results import markdown_table, write_section
+from sklearn_pgtm import EmpiricalBayesLDA
+from sklearn_pgtm._base import check_counts, infer_doc_topics, random_topic_state, to_tokens
+from sklearn_pgtm._kernels._random import make_streams
+from sklearn_pgtm._kernels._sweeps import sample_topics
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "20newsgroups"
+E2, E1 = np.zeros((0, 0)), np.zeros(0)
+
+PER_GROUP = 200  # about the size of the paper's corpora (~190 documents per group)
+
+CORPORA = {
+    "C-A": ["comp.sys.ibm.pc.hardware", "misc.forsale", "soc.religion.christian",
+            "talk.politics.guns", "rec.sport.baseball", "sci.space"],
+    "C-B": ["comp.graphics", "comp.os.ms-windows.misc", "comp.sys.ibm.pc.hardware",
+            "comp.windows.x", "comp.sys.mac.hardware"],
+}
+
+
+def load_20news(groups, per_group=None, seed=0):
+    """Count matrix of 20 Newsgroups training documents of ``groups`` (None: all),
+    at most ``per_group`` documents of each group (random, fixed by ``seed``)."""
+    data = fetch_20newsgroups(data_home=str(DATA), download_if_missing=False, subset="train",
+                              categories=groups, remove=("headers", "footers", "quotes"),
+                              shuffle=True, random_state=seed)
+    docs = data.data
+    if per_group is not None:
+        target = np.asarray(data.target)
+        keep = np.concatenate([np.flatnonzero(target == g)[:per_group] for g in np.unique(target)])
+        docs = [docs[i] for i in np.sort(keep)]
+    X = CountVectorizer(stop_words="english", min_df=5, max_df=0.5).fit_transform(docs)
+    X = X[np.asarray(X.sum(axis=1)).ravel() >= 10]
+    return X.tocsr()
+
+
+# ----------------------------------------------------------------- baselines
+
+
+def _histograms(doc_topic, word_topic):
+    n_d = doc_topic.sum(axis=1)
+    m_t = word_topic.sum(axis=0)
+    return doc_topic[doc_topic > 0], n_d[n_d > 0], word_topic[word_topic > 0], m_t
+
+
+def minka_fixed_point(doc_topic, word_topic, alpha, eta, n_iter=100):
+    """Minka's fixed point for symmetric (alpha, eta) given the topic counts."""
+    n_dt, n_d, m_tv, m_t = _histograms(doc_topic, word_topic)
+    T = doc_topic.shape[1]
+    V = word_topic.shape[0]
+    for _ in range(n_iter):
+        num = np.sum(digamma(n_dt + alpha) - digamma(alpha))
+        den = T * np.sum(digamma(n_d + T * alpha) - digamma(T * alpha))
+        alpha = alpha * num / den
+        num = np.sum(digamma(m_tv + eta) - digamma(eta))
+        den = V * np.sum(digamma(m_t + V * eta) - digamma(V * eta))
+        eta = eta * num / den
+    return float(alpha), float(eta)
+
+
+class FixedPriorLDA(TransformerMixin, BaseEstimator):
+    """Ordinary collapsed Gibbs LDA at fixed (alpha, eta), or Gibbs-EM with Minka's
+    fixed point when ``minka=True`` (h updated every ``em_every`` sweeps)."""
+
+    def __init__(self, n_components, alpha, eta, n_iter=300, minka=False, em_every=10,
+                 n_infer_iter=50, random_state=0):
+        self.n_components = n_components
+        self.alpha = alpha
+        self.eta = eta
+        self.n_iter = n_iter
+        self.minka = minka
+        self.em_every = em_every
+        self.n_infer_iter = n_infer_iter
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        X = check_counts(self, X, reset=True)
+        K, V = self.n_components, X.shape[1]
+        rng = np.random.RandomState(self.random_state)
+        doc_ptr, word_ids = to_tokens(X)
+        topics, doc_topic, word_topic, topic_total = random_topic_state(
+            doc_ptr, word_ids, K, V, int(rng.randint(2**31)))
+        states = make_streams(int(rng.randint(2**31)), X.shape[0])
+        alpha, eta = float(self.alpha), float(self.eta)
+        acc = np.zeros(word_topic.shape)
+        n_avg = max(self.n_iter // 4, 1)
+        for it in range(self.n_iter):
+            sample_topics(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
+                          np.full(K, alpha), eta, V * eta, E2, E2, E1, E1, E1, E1, states)
+            if self.minka and (it + 1) % self.em_every == 0 and it < self.n_iter - n_avg:
+                alpha, eta = minka_fixed_point(doc_topic, word_topic, alpha, eta)
+            if it >= self.n_iter - n_avg:
+                acc += word_topic
+        self.alpha_, self.eta_ = alpha, eta
+        self.components_ = (acc / n_avg).T + eta
+        self._phi = np.ascontiguousarray((self.components_ / self.components_.sum(1)[:, None]).T)
+        self._seed = int(rng.randint(2**31))
+        return self
+
+    def transform(self, X):
+        X = check_counts(self, X, reset=False)
+        doc_ptr, word_ids = to_tokens(X)
+        return infer_doc_topics(doc_ptr, word_ids, self._phi, np.full(self.n_components, self.alpha_),
+                                self.n_infer_iter, self._seed)
+
+
+# ----------------------------------------------------------------- benchmark
+
+
+def run_corpus(name, quick, seeds):
+    from sklearn_pgtm.metrics import document_completion_perplexity
+
+    T = len(CORPORA[name])
+    X = load_20news(CORPORA[name], per_group=PER_GROUP)
+    n_lda = 100 if quick else 300
+    n_fits = 1 if quick else 5
+    eb_samples, eb_burn = (150, 100) if quick else (1000, 300)
+    results = {}
+    h_values = {}
+    for seed in seeds:
+        X_train, X_test = _train_test(X, seed)
+        t0 = time.perf_counter()
+        eb = EmpiricalBayesLDA(T, n_samples=eb_samples, burn_in=eb_burn,
+                               random_state=seed).fit(X_train)
+        eb_seconds = time.perf_counter() - t0
+        minka = FixedPriorLDA(T, 1.0 / T, 1.0 / T, n_iter=eb_samples + eb_burn, minka=True,
+                              random_state=seed).fit(X_train)
+        candidates = {
+            "empirical Bayes (this package)": (eb.doc_topic_prior_, eb.topic_word_prior_),
+            "Gibbs-EM, Minka fixed point": (minka.alpha_, minka.eta_),
+            "ad hoc (50/T, 0.1)": (50.0 / T, 0.1),
+            "ad hoc (0.1, 0.1)": (0.1, 0.1),
+            "ad hoc (1/T, 1/T)": (1.0 / T, 1.0 / T),
+        }
+        for label, (alpha, eta) in candidates.items():
+            ppl = np.mean([
+                document_completion_perplexity(
+                    FixedPriorLDA(T, alpha, eta, n_iter=n_lda,
+                                  random_state=100 * seed + r).fit(X_train),
+                    X_test, random_state=seed)
+                for r in range(n_fits)
+            ])
+            results.setdefault(label, []).append(float(ppl))
+            h_values.setdefault(label, []).append((alpha, eta))
+        # the estimator's own model at h_hat
+        ppl_own = document_completion_perplexity(eb, X_test, random_state=seed)
+        results.setdefault("empirical Bayes, estimator's own components_", []).append(ppl_own)
+        h_values.setdefault("empirical Bayes, estimator's own components_", []).append(
+            (eb.doc_topic_prior_, eb.topic_word_prior_))
+        print(name, seed, {k: round(v[-1], 2) for k, v in results.items()},
+              f"EB fit {eb_seconds:.1f}s", flush=True)
+    return X, T, results, h_values, (n_lda, n_fits, eb_burn, eb_samples)
+
+
+def _train_test(X, seed):
+    """Hold out 10% of the documents (their halves are made by the metric)."""
+    rng = np.random.RandomState(1000 + seed)
+    perm = rng.permutation(X.shape[0])
+    n_test = max(X.shape[0] // 10, 1)
+    return X[np.sort(perm[n_test:])], X[np.sort(perm[:n_test])]
+
+
+def main(quick=False):
+    seeds = [0, 1] if quick else [0, 1, 2, 3, 4, 5]
+    sections = []
+    all_ok = True
+    for name in CORPORA:
+        X, T, results, h_values, (n_lda, n_fits, eb_burn, eb_samples) = run_corpus(
+            name, quick, seeds)
+        eb = np.array(results["empirical Bayes (this package)"])
+        rows = []
+        for label, values in results.items():
+            values = np.array(values)
+            h = np.array(h_values[label])
+            wins = "" if label.startswith("empirical Bayes") else f"{int(np.sum(eb < values))}/{len(values)}"
+            rows.append([label, f"{h[:, 0].mean():.4g}", f"{h[:, 1].mean():.4g}",
+                         " / ".join(f"{v:.1f}" for v in values), f"{values.mean():.2f}",
+                         f"{100 * (values.mean() / eb.mean() - 1):+.2f}%", wins])
+        baselines = {k: np.array(v) for k, v in results.items()
+                     if not k.startswith("empirical Bayes")}
+        ok = all(np.all(eb < v) for v in baselines.values())
+        ok_mean = all(eb.mean() < v.mean() for v in baselines.values())
+        all_ok &= ok_mean
+        sections.append(
+            f"### {name}: {', '.join(CORPORA[name])} (T = {T}; D = {X.shape[0]}, V = {X.shape[1]}, "
+            f"{int(X.sum())} tokens)\n\n"
+            + markdown_table(["h", "alpha (mean)", "eta (mean)", "perplexity per seed",
+                              "mean", "vs empirical Bayes", "EB better (seeds)"], rows)
+            + f"\n\nEmpirical Bayes better than every baseline on the mean over seeds: "
+            f"{'yes' if ok_mean else 'NO'}; on every seed: {'yes' if ok else 'NO'}."
+        )
+    body = (
+        f"At most {PER_GROUP} training documents per group (the paper's corpora have ~190), "
+        "CountVectorizer(stop_words='english', min_df=5, max_df=0.5), documents with >= 10 "
+        "tokens. 90% of the documents train, 10% are held out (document completion, "
+        "`sklearn_pgtm.metrics.document_completion_perplexity`, same split of the held-out "
+        "counts for every h). Every h row uses the same ordinary collapsed Gibbs LDA "
+        f"({n_lda} sweeps at fixed h, topic-word counts averaged over the last quarter), "
+        f"perplexity averaged over {n_fits} such fits; EmpiricalBayesLDA runs "
+        f"{eb_burn} + {eb_samples} iterations and Gibbs-EM (Minka's fixed point every 10 "
+        "sweeps) the same number of sweeps. "
+        f"Seeds {seeds} give different splits, chains and fits. Lower is better.\n\n" + "\n\n".join(sections)
+    )
+    write_section("eblda_20news", "EmpiricalBayesLDA: 20 Newsgroups document completion", body)
+    return all_ok
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv)
