@@ -54,12 +54,12 @@ def pg_var(b, c):
     """Var[PG(b, c)], written as b (2 tanh(c/2) - c sech^2(c/2)) / (4 c^3).
 
     That form cannot overflow for large |c|; near 0 a Taylor series avoids the
-    cancellation (Var = b/24 - 3 b c^2 / 320 + O(c^4)).
+    cancellation (Var = b/24 - b c^2 / 120 + O(c^4)).
     """
     c = abs(c)
     if c < 1e-2:
         c2 = c * c
-        return b * (1.0 / 24.0 - 3.0 * c2 / 320.0 + 17.0 * c2 * c2 / 26880.0)
+        return b * (1.0 / 24.0 - c2 / 120.0 + 17.0 * c2 * c2 / 13440.0)
     x = 0.5 * c
     sech = 1.0 / math.cosh(x) if x < 350.0 else 0.0
     return b * (2.0 * math.tanh(x) - c * sech * sech) / (4.0 * c * c * c)
