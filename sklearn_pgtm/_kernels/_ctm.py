@@ -22,35 +22,67 @@ from ._random import standard_normal
 @njit(cache=True)
 def _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_subiter,
                               method, n_terms, states):
+    """S sweeps of single-site updates of eta_d.
+
+    Two running quantities make each site O(K) multiply-adds and O(1)
+    exponentials instead of O(K) exponentials: the shifted exponentials
+    ``e_j = exp(eta_j - shift)`` with their total (for zeta), and the residual
+    ``r = P (eta - mu)`` (for the conditional prior mean).
+    """
     n_topics = mu.shape[0]
     n_d = float(doc_lengths[d])
     state = states[d]
     row = eta[d]
+    e = np.empty(n_topics)
+    r = np.empty(n_topics)
+    for i in range(n_topics):
+        acc = 0.0
+        for j in range(n_topics):
+            acc += precision[i, j] * (row[j] - mu[j])
+        r[i] = acc
     for _ in range(n_subiter):
+        # Fresh shift and total each sub-iteration (no drift accumulates).
+        shift = row[0]
+        for j in range(1, n_topics):
+            if row[j] > shift:
+                shift = row[j]
+        total = 0.0
+        for j in range(n_topics):
+            e[j] = math.exp(row[j] - shift)
+            total += e[j]
         for k in range(n_topics):
-            # zeta = log sum_{j != k} exp(eta_j), by log-sum-exp.
-            m = -math.inf
-            for j in range(n_topics):
-                if j != k and row[j] > m:
-                    m = row[j]
-            s = 0.0
-            for j in range(n_topics):
-                if j != k:
-                    s += math.exp(row[j] - m)
-            zeta = m + math.log(s)
+            rest = total - e[k]
+            if rest < 1e-8 * total:
+                # eta_k dominates: the subtraction lost its digits, sum directly.
+                rest = 0.0
+                for j in range(n_topics):
+                    if j != k:
+                        rest += e[j]
+            zeta = shift + math.log(rest)
             rho = row[k] - zeta
             lam = pg_draw(state, n_d, rho, method, n_terms) if n_d > 0 else 0.0
-            # Gaussian conditional prior of eta_k given the others.
             p_kk = precision[k, k]
-            r = 0.0
-            for j in range(n_topics):
-                if j != k:
-                    r += precision[k, j] * (row[j] - mu[j])
-            cond_mean = mu[k] - r / p_kk
+            # sum_{j != k} P_kj (eta_j - mu_j) = r_k - P_kk (eta_k - mu_k)
+            cond_mean = mu[k] - (r[k] - p_kk * (row[k] - mu[k])) / p_kk
             kappa = doc_topic[d, k] - 0.5 * n_d
             post_prec = p_kk + lam
             post_mean = (p_kk * cond_mean + kappa + lam * zeta) / post_prec
-            row[k] = post_mean + standard_normal(state) / math.sqrt(post_prec)
+            new = post_mean + standard_normal(state) / math.sqrt(post_prec)
+            delta = new - row[k]
+            row[k] = new
+            for j in range(n_topics):
+                r[j] += precision[k, j] * delta  # P is symmetric: row k is contiguous
+            if new - shift > 30.0:
+                # Re-shift before the exponentials can overflow.
+                shift = new
+                total = 0.0
+                for j in range(n_topics):
+                    e[j] = math.exp(row[j] - shift)
+                    total += e[j]
+            else:
+                e_new = math.exp(new - shift)
+                total += e_new - e[k]
+                e[k] = e_new
 
 
 @njit(cache=True)

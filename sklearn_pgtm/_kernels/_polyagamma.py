@@ -206,11 +206,27 @@ def pg_draw(state, b, c, method, n_terms):
                 return x
         return m
     # Gaussian: moment matched, redrawn while not positive.
-    sd = math.sqrt(pg_var(b, c))
+    return _pg_gaussian(state, b, c)
+
+
+@njit(cache=True)
+def _pg_gaussian(state, b, c):
+    """N(E[X], Var[X]) redrawn while not positive; mean and variance share one tanh."""
+    c = abs(c)
+    if c < 1e-2:
+        m = pg_mean(b, c)
+        var = pg_var(b, c)
+    else:
+        x = 0.5 * c
+        t = math.tanh(x)
+        m = 0.5 * b * t / c
+        # sech^2 = 1 - tanh^2: no cosh needed.
+        var = b * (2.0 * t - c * (1.0 - t * t)) / (4.0 * c * c * c)
+    sd = math.sqrt(var)
     for _ in range(100):
-        x = m + sd * standard_normal(state)
-        if x > 0.0:
-            return x
+        draw = m + sd * standard_normal(state)
+        if draw > 0.0:
+            return draw
     return m
 
 

@@ -74,10 +74,18 @@ def uniform(state):
 
 @njit(cache=True)
 def standard_normal(state):
-    """Standard normal draw (Box-Muller, one value per call)."""
-    u1 = uniform(state)
-    u2 = uniform(state)
-    return math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI * u2)
+    """Standard normal draw (Marsaglia's polar method, one value per call).
+
+    One logarithm and one square root per accepted pair, no trigonometry;
+    the pair's second value is dropped because the state has no room to keep
+    it.
+    """
+    while True:
+        v1 = 2.0 * uniform(state) - 1.0
+        v2 = 2.0 * uniform(state) - 1.0
+        s = v1 * v1 + v2 * v2
+        if 0.0 < s < 1.0:
+            return v1 * math.sqrt(-2.0 * math.log(s) / s)
 
 
 @njit(cache=True)
