@@ -113,25 +113,42 @@ def _series_coefficient(n, x):
     k = n + 0.5
     if x > _TRUNC:
         return _PI * k * math.exp(-0.5 * k * k * _PI2 * x)
-    return (2.0 / (_PI * x)) ** 1.5 * _PI * k * math.exp(-2.0 * k * k / x)
+    u = 2.0 / (_PI * x)
+    return u * math.sqrt(u) * _PI * k * math.exp(-2.0 * k * k / x)
 
 
 @njit(cache=True)
-def pg1_devroye(state, c):
-    """Exact PG(1, c) draw by Devroye's alternating-series method."""
+def _devroye_constants(c):
+    """(z, f(z), probability of the right envelope piece) of Devroye's sampler."""
     z = 0.5 * abs(c)
     fz = 0.125 * _PI2 + 0.5 * z * z
     # Mixture weights of the two envelope pieces (right: truncated exponential,
     # left: truncated inverse Gaussian).
     p = 0.5 * _PI * math.exp(-fz * _TRUNC) / fz
     q = 2.0 * math.exp(-z) * _inverse_gaussian_cdf(_TRUNC, 1.0 / z if z > 0 else math.inf, 1.0)
+    return z, fz, p / (p + q)
+
+
+@njit(cache=True)
+def _devroye_draw(state, z, fz, right_probability):
+    """One exact PG(1, 2z) draw given the constants of :func:`_devroye_constants`."""
     while True:
-        if uniform(state) < p / (p + q):
+        if uniform(state) < right_probability:
             x = _TRUNC + standard_exponential(state) / fz
         else:
             x = _truncated_inverse_gaussian(state, z, _TRUNC)
+        u = uniform(state)
+        # First step of the alternating series in ratio form: accept when
+        # u <= 1 - a_1(x) / a_0(x), one exponential instead of two (most
+        # draws stop here).
+        if x > _TRUNC:
+            ratio = 3.0 * math.exp(-_PI2 * x)
+        else:
+            ratio = 3.0 * math.exp(-4.0 / x)
+        if u <= 1.0 - ratio:
+            return 0.25 * x
         s = _series_coefficient(0, x)
-        y = uniform(state) * s
+        y = u * s
         n = 0
         while True:
             n += 1
@@ -143,6 +160,13 @@ def pg1_devroye(state, c):
                 s += _series_coefficient(n, x)
                 if y > s:
                     break
+
+
+@njit(cache=True)
+def pg1_devroye(state, c):
+    """Exact PG(1, c) draw by Devroye's alternating-series method."""
+    z, fz, right = _devroye_constants(c)
+    return _devroye_draw(state, z, fz, right)
 
 
 @njit(cache=True)
@@ -170,15 +194,23 @@ def _pg_fractional(state, r, c):
 
 
 @njit(cache=True)
-def pg_exact(state, b, c):
+def _pg_exact_with(state, b, c, z, fz, right):
+    """Exact PG(b, c) given the Devroye constants of c (sum rule over int(b))."""
     n = int(b)
     r = b - n
     x = 0.0
     for _ in range(n):
-        x += pg1_devroye(state, c)
+        x += _devroye_draw(state, z, fz, right)
     if r > 1e-12:
         x += _pg_fractional(state, r, c)
     return x
+
+
+@njit(cache=True)
+def pg_exact(state, b, c):
+    # The envelope constants depend on c only: computed once for the sum.
+    z, fz, right = _devroye_constants(c)
+    return _pg_exact_with(state, b, c, z, fz, right)
 
 
 @njit(cache=True)
@@ -197,10 +229,11 @@ def pg_draw(state, b, c, method, n_terms):
             return pg_exact(state, b, c)
         e1 = pg_mean(1.0, c)
         scale = math.sqrt(b / n_terms)
+        z, fz, right = _devroye_constants(c)
         for _ in range(100):
             acc = 0.0
             for _ in range(n_terms):
-                acc += pg1_devroye(state, c) - e1
+                acc += _devroye_draw(state, z, fz, right) - e1
             x = m + scale * acc
             if x > 0.0:
                 return x
@@ -232,7 +265,20 @@ def _pg_gaussian(state, b, c):
 
 @njit(cache=True)
 def pg_draw_many(states, b, c, method, n_terms, out):
-    """Fill ``out[i]`` with PG(b[i], c[i]) using stream ``states[i % n]``."""
+    """Fill ``out[i]`` with PG(b[i], c[i]) using stream ``states[i % n]``.
+
+    For the exact method, Devroye's envelope constants are reused while
+    ``c`` repeats (they cost more than a PG(1, c) draw itself).
+    """
     n_streams = states.shape[0]
+    last_c = math.nan
+    z = fz = right = 0.0
     for i in range(out.shape[0]):
-        out[i] = pg_draw(states[i % n_streams], b[i], c[i], method, n_terms)
+        state = states[i % n_streams]
+        if method == PG_EXACT and b[i] > 0.0:
+            if c[i] != last_c:
+                z, fz, right = _devroye_constants(c[i])
+                last_c = c[i]
+            out[i] = _pg_exact_with(state, b[i], c[i], z, fz, right)
+        else:
+            out[i] = pg_draw(state, b[i], c[i], method, n_terms)

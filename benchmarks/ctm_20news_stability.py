@@ -1,0 +1,89 @@
+"""CorrelatedTopicModel on all of 20 Newsgroups, K = 100, every pg_method: no NaN.
+
+Chen et al. (2013) report that with an approximate Pólya-Gamma sampler the
+logistic-normal CTM's eta can run off to infinity. Here every link and
+pg_method is fitted on the whole 20 Newsgroups corpus (18,846 documents,
+``CountVectorizer(stop_words="english", min_df=2)``) with K = 100; each fit must
+end with finite parameters, or stop with the package's clear divergence
+error. A few sweeps only (this checks stability, not convergence).
+
+Usage: python benchmarks/ctm_20news_stability.py [--quick]
+"""
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _results import markdown_table, write_section  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "20newsgroups"
+
+
+def main(quick=False):
+    from sklearn.datasets import fetch_20newsgroups
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from sklearn_pgtm import CorrelatedTopicModel
+
+    if not DATA.exists():
+        print("20 Newsgroups data not found at", DATA)
+        return
+    news = fetch_20newsgroups(data_home=str(DATA), subset="all", download_if_missing=False)
+    X = CountVectorizer(stop_words="english", min_df=2).fit_transform(news.data)
+    if quick:
+        X = X[:1000]
+    K = 20 if quick else 100
+    rows = []
+    plans = [
+        ("logistic_normal", "gaussian", 10), ("logistic_normal", "pg1", 10),
+        ("logistic_normal", "truncated", 10),
+        ("stick_breaking", "gaussian", 10), ("stick_breaking", "pg1", 10),
+        ("stick_breaking", "truncated", 10), ("stick_breaking", "exact", 5),
+    ]
+    for link, method, max_iter in plans:
+        if quick:
+            max_iter = 3
+        model = CorrelatedTopicModel(K, link=link, pg_method=method, max_iter=max_iter,
+                                     random_state=0)
+        t0 = time.perf_counter()
+        try:
+            model.fit(X)
+            finite = all(np.all(np.isfinite(a)) for a in
+                         (model.components_, model.mean_, model.covariance_,
+                          model.topic_correlation_))
+            outcome = "finite" if finite else "NON-FINITE"
+        except FloatingPointError as exc:
+            outcome = f"stopped with FloatingPointError: {exc}"
+        seconds = time.perf_counter() - t0
+        rows.append([link, method, max_iter, outcome, f"{seconds:.0f}"])
+        print(rows[-1], flush=True)
+    # The logistic-normal link with exact draws costs O(N_d) per PG draw, K * S
+    # draws per document and sweep: measure one sweep on a slice and extrapolate.
+    n_slice = 200 if quick else 500
+    t0 = time.perf_counter()
+    model = CorrelatedTopicModel(K, pg_method="exact", max_iter=2, random_state=0)
+    model.fit(X[:n_slice])
+    per_doc = (time.perf_counter() - t0) / n_slice / 2  # two correlated sweeps, no warm-up
+    rows.append(["logistic_normal", "exact", "not run on the whole corpus",
+                 f"measured on {n_slice} documents: ~{per_doc * X.shape[0] / 60:.0f} min per "
+                 "sweep on the whole corpus", "-"])
+    body = (
+        f"All of 20 Newsgroups: {X.shape[0]} documents, {X.shape[1]} words, {int(X.sum())} "
+        f"tokens; K = {K}; n_subiter = 8. Outcome 'finite': every fitted array "
+        "(components_, mean_, covariance_, topic_correlation_) is finite.\n\n"
+        + markdown_table(["link", "pg_method", "sweeps", "outcome", "seconds"], rows)
+    )
+    print(body)
+    write_section("ctm_20news_stability",
+                  "CorrelatedTopicModel on all of 20 Newsgroups, K = 100: stability", body)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true")
+    main(parser.parse_args().quick)
