@@ -54,8 +54,13 @@ def sample_document(
     state,
     cumulative,
     sup_log,
+    inv_total,
 ):
-    """Resample the topics of the tokens of document ``d`` in place."""
+    """Resample the topics of the tokens of document ``d`` in place.
+
+    ``inv_total[k] = 1 / (topic_total[k] + beta_sum)`` is kept up to date here
+    so that the inner loop multiplies instead of dividing.
+    """
     n_topics = alpha.shape[0]
     fixed_doc = doc_weight.shape[0] > 0
     fixed_words = phi.shape[0] > 0
@@ -72,6 +77,7 @@ def sample_document(
         if not fixed_words:
             word_topic[w, old] -= 1
             topic_total[old] -= 1
+            inv_total[old] = 1.0 / (topic_total[old] + beta_sum)
         if supervised:
             rest = discriminant[d] - eta[old]
             s_max = -math.inf
@@ -90,7 +96,7 @@ def sample_document(
             if fixed_words:
                 p *= phi[w, k]
             else:
-                p *= (word_topic[w, k] + beta) / (topic_total[k] + beta_sum)
+                p *= (word_topic[w, k] + beta) * inv_total[k]
             if supervised:
                 p *= math.exp(sup_log[k] - s_max)
             total += p
@@ -101,6 +107,7 @@ def sample_document(
         if not fixed_words:
             word_topic[w, new] += 1
             topic_total[new] += 1
+            inv_total[new] = 1.0 / (topic_total[new] + beta_sum)
         if supervised:
             discriminant[d] = rest + eta[new]
 
@@ -128,11 +135,14 @@ def sample_topics(
     n_topics = alpha.shape[0]
     cumulative = np.empty(n_topics)
     sup_log = np.empty(n_topics)
+    inv_total = np.empty(n_topics)
+    for k in range(n_topics):
+        inv_total[k] = 1.0 / (topic_total[k] + beta_sum) if phi.shape[0] == 0 else 0.0
     for d in range(doc_ptr.shape[0] - 1):
         sample_document(
             d, doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
             alpha, beta, beta_sum, doc_weight, phi, eta, resp_linear, resp_quad,
-            discriminant, states[d], cumulative, sup_log,
+            discriminant, states[d], cumulative, sup_log, inv_total,
         )
 
 
