@@ -43,19 +43,19 @@ from ._kernels._eblda import (
     log_joint,
 )
 from ._kernels._random import make_streams, seed_from
-from ._kernels._sweeps import sample_topics
-
-_EMPTY_2D = np.zeros((0, 0))
-_EMPTY_1D = np.zeros(0)
+from ._kernels._fast_sweeps import lda_sweep
 
 
-def _lda_sweep(chain, alpha, eta):
-    """One collapsed Gibbs sweep of the chain's topics at fixed (alpha, eta)."""
-    sample_topics(
+def _lda_sweep(chain, alpha, eta, n_jobs=None):
+    """One collapsed Gibbs sweep of the chain's topics at fixed (alpha, eta).
+
+    ``lda_sweep`` picks the dense or the sparse (SparseLDA) kernel by the
+    number of topics; ``n_jobs > 1`` runs AD-LDA over document partitions.
+    """
+    lda_sweep(
         chain["doc_ptr"], chain["word_ids"], chain["topics"], chain["doc_topic"],
         chain["word_topic"], chain["topic_total"], alpha, float(eta),
-        float(eta) * chain["n_words"], _EMPTY_2D, _EMPTY_2D, _EMPTY_1D, _EMPTY_1D,
-        _EMPTY_1D, _EMPTY_1D, chain["states"],
+        chain["states"], n_jobs=n_jobs, method="auto",
     )
 
 
@@ -185,9 +185,13 @@ class EmpiricalBayesLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         with the topics fixed.
 
     n_jobs : int, default=None
-        Accepted for API compatibility with
-        :class:`~sklearn.decomposition.LatentDirichletAllocation`; the
-        shared topic sweep currently runs on one thread.
+        Number of threads of the topic sweep. ``None`` or 1 runs the exact
+        serial collapsed Gibbs sweep; ``n_jobs > 1`` splits the documents
+        into ``n_jobs`` partitions that are swept in parallel against their
+        own copy of the topic-word counts, merged after each sweep (AD-LDA,
+        Newman et al. 2009: an approximation of the serial chain); negative
+        values count from the number of CPUs (-1: all). Results depend only
+        on ``random_state`` and ``n_jobs``.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the chain; ``transform`` is deterministic given the fit.
@@ -417,7 +421,7 @@ class EmpiricalBayesLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         time_sweep = time_h = 0.0
         for it in range(n_total):
             tic = time.perf_counter()
-            _lda_sweep(chain, alpha, eta)
+            _lda_sweep(chain, alpha, eta, self.n_jobs)
             toc = time.perf_counter()
             time_sweep += toc - tic
             count_histograms(doc_topic, word_topic, alpha_hist, eta_hist, alpha_max, eta_max)
@@ -532,7 +536,7 @@ class EmpiricalBayesLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         n_avg = max(self.n_final_iter // 2, 1)
         acc_counts = np.zeros(word_topic.shape, dtype=np.float64)
         for it in range(self.n_final_iter):
-            _lda_sweep(chain, alpha_fixed, eta_fixed)
+            _lda_sweep(chain, alpha_fixed, eta_fixed, self.n_jobs)
             if it >= self.n_final_iter - n_avg:
                 acc_counts += word_topic
         components = np.empty((n_topics, n_words))

@@ -1,0 +1,258 @@
+"""Throughput of the LDA Gibbs sweep vs tomotopy and the ``lda`` package.
+
+Token-sweeps per second (tokens x iterations / seconds) on 20 Newsgroups
+(all 18,846 documents, ``CountVectorizer(stop_words="english", min_df=2)``)
+at K = 20, 100 and 1000, all samplers in the same process, symmetric
+alpha = 0.1, beta = 0.01, each started from its own random state, one warm-up
+iterations (numba compilation, tomotopy initialization; 3 at K <= 100, 2 at
+K = 1000) then the timed iterations. Our kernels: ``plain`` (the shared sweep ``sample_topics``),
+``dense`` and ``sparse`` (``_kernels/_fast_sweeps.py``), ``auto`` with
+``n_jobs=2`` (AD-LDA); tomotopy ``LDAModel.train(n, workers=1)`` and
+``workers=2``; ``lda`` timed per call of its Cython sweep.
+
+Peak memory at K = 1000: each sampler is run for two iterations in its own
+subprocess, which reports its peak RSS (``VmHWM``); a subprocess that only loads the
+corpus gives the baseline.
+
+Usage: ``python benchmarks/throughput.py [--quick]``.
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _results import markdown_table, write_section  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+ALPHA = 0.1
+BETA = 0.01
+CACHE = Path("/tmp") / f"sklearn_pgtm_throughput_{os.getuid()}"
+
+
+def load_corpus(quick):
+    """CSR counts and vocabulary of 20 Newsgroups (cached in /tmp)."""
+    CACHE.mkdir(exist_ok=True)
+    path = CACHE / ("quick.npz" if quick else "full.npz")
+    if path.exists():
+        z = np.load(path, allow_pickle=True)
+        from scipy.sparse import csr_matrix
+
+        X = csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+        return X, list(z["vocab"])
+    from sklearn.datasets import fetch_20newsgroups
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    news = fetch_20newsgroups(
+        subset="all", data_home=str(DATA / "20newsgroups"), download_if_missing=False
+    )
+    texts = news.data[:500] if quick else news.data
+    vec = CountVectorizer(stop_words="english", min_df=2)
+    X = vec.fit_transform(texts).tocsr()
+    X = X[np.asarray(X.sum(axis=1)).ravel() > 0]
+    X.sort_indices()
+    vocab = vec.get_feature_names_out()
+    np.savez(path, data=X.data, indices=X.indices, indptr=X.indptr,
+             shape=np.array(X.shape), vocab=np.array(vocab, dtype=object))
+    return X, list(vocab)
+
+
+def _n_iter(first_seconds, budget, max_iter):
+    return int(np.clip(budget / max(first_seconds, 1e-6), 1, max_iter))
+
+
+def time_ours(X, K, method, n_jobs, budget, max_iter, n_warm=1):
+    from sklearn_pgtm._base import random_topic_state, to_tokens
+    from sklearn_pgtm._kernels._fast_sweeps import lda_sweep
+    from sklearn_pgtm._kernels._random import make_streams
+
+    doc_ptr, word_ids = to_tokens(X)
+    topics, dt, wt, tt = random_topic_state(doc_ptr, word_ids, K, X.shape[1], 0)
+    states = make_streams(1, X.shape[0])
+    alpha = np.full(K, ALPHA)
+
+    def sweep():
+        lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, BETA, states,
+                  n_jobs=n_jobs, method=method)
+
+    for _ in range(n_warm - 1):
+        sweep()
+    t0 = time.perf_counter()
+    sweep()
+    n = _n_iter(time.perf_counter() - t0, budget, max_iter)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        sweep()
+    return word_ids.shape[0] * n / (time.perf_counter() - t0), n
+
+
+def tomotopy_model(X, vocab, K):
+    import tomotopy as tp
+
+    mdl = tp.LDAModel(k=K, alpha=ALPHA, eta=BETA, seed=0)
+    vocab = np.asarray(vocab, dtype=object)
+    for d in range(X.shape[0]):
+        s, e = X.indptr[d], X.indptr[d + 1]
+        mdl.add_doc(list(np.repeat(vocab[X.indices[s:e]], X.data[s:e])))
+    mdl.optim_interval = 0
+    return mdl
+
+
+def time_tomotopy(X, vocab, K, workers, budget, max_iter, n_warm=1):
+    mdl = tomotopy_model(X, vocab, K)
+    if n_warm > 1:
+        mdl.train(n_warm - 1, workers=workers)
+    t0 = time.perf_counter()
+    mdl.train(1, workers=workers)
+    n = _n_iter(time.perf_counter() - t0, budget, max_iter)
+    t0 = time.perf_counter()
+    mdl.train(n, workers=workers)
+    return mdl.num_words * n / (time.perf_counter() - t0), n
+
+
+def time_lda(X, K, budget, max_iter, n_warm=1):
+    import lda
+
+    model = lda.LDA(n_topics=K, n_iter=1, alpha=ALPHA, eta=BETA, random_state=0)
+    model._initialize(X)
+    rands = model._rands.copy()
+    for _ in range(n_warm):
+        model._sample_topics(rands)  # warm-up, same as the others
+    t0 = time.perf_counter()
+    model._sample_topics(rands)
+    n = _n_iter(time.perf_counter() - t0, budget, max_iter)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        model._sample_topics(rands)
+    return len(model.WS) * n / (time.perf_counter() - t0), n
+
+
+def memory_child(which, quick, K):
+    """Run in a subprocess: fit two iterations and print peak RSS (MiB)."""
+    X, vocab = load_corpus(quick)
+    if which == "imports":
+        import sklearn_pgtm._kernels._fast_sweeps  # noqa: F401
+    elif which == "ours":
+        time_ours(X, K, "auto", 1, 0.0, 1)
+    elif which == "ours_plain":
+        time_ours(X, K, "plain", 1, 0.0, 1)
+    elif which == "tomotopy":
+        time_tomotopy(X, vocab, K, 1, 0.0, 1)
+    # VmHWM is the peak RSS of this process image (ru_maxrss would carry the
+    # parent's peak over fork/exec on Linux).
+    peak = None
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                peak = int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    if peak is None:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"maxrss_mib": peak}))
+
+
+def peak_memory(which, quick, K):
+    cmd = [sys.executable, os.path.abspath(__file__), "--memory-child", which, "--k", str(K)]
+    if quick:
+        cmd.append("--quick")
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["maxrss_mib"]
+
+
+def uptime():
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "n/a"
+
+
+def main(quick=False):
+    X, vocab = load_corpus(quick)
+    n_tokens = int(X.sum())
+    Ks = (20,) if quick else (20, 100, 1000)
+    budget = 0.5 if quick else 8.0
+    max_iter = 2 if quick else 10
+    load_before = uptime()
+    rows = []
+    summary = {}
+    for K in Ks:
+        r = {}
+        n_warm = 1 if quick else (2 if K >= 1000 else 3)
+        for method in ("plain", "dense", "sparse"):
+            r[method] = time_ours(X, K, method, 1, budget, max_iter, n_warm)
+        r["auto x2"] = time_ours(X, K, "auto", 2, budget, max_iter, n_warm)
+        r["tomotopy"] = time_tomotopy(X, vocab, K, 1, budget, max_iter, n_warm)
+        r["tomotopy x2"] = time_tomotopy(X, vocab, K, 2, budget, max_iter, n_warm)
+        r["lda"] = time_lda(X, K, budget, max_iter, 1 if K >= 1000 else n_warm)
+        from sklearn_pgtm._kernels._fast_sweeps import resolve_method
+
+        auto = resolve_method("auto", K)
+        tomo = r["tomotopy"][0]
+        for name, (rate, n) in r.items():
+            rows.append([K, name, n, f"{rate / 1e6:.2f}", f"{rate / tomo:.2f}",
+                         f"{rate / r['lda'][0]:.2f}"])
+        summary[K] = {
+            "auto": auto,
+            "auto_vs_tomotopy": r[auto][0] / tomo,
+            "plain_vs_tomotopy": r["plain"][0] / tomo,
+            "two_thread_speedup": r["auto x2"][0] / r[auto][0],
+            "tomotopy_two_thread_speedup": r["tomotopy x2"][0] / tomo,
+        }
+        print(markdown_table(["K", "sampler", "timed iters", "M tok-sweeps/s",
+                              "vs tomotopy", "vs lda"], rows[-len(r):]), flush=True)
+    K_mem = Ks[-1] if quick else 1000
+    mem = {w: peak_memory(w, quick, K_mem) for w in ("none", "imports", "ours", "ours_plain", "tomotopy")}
+    load_after = uptime()
+
+    body = [
+        f"20 Newsgroups ({'first 500 docs' if quick else 'all'}): {X.shape[0]} documents, "
+        f"{X.shape[1]} words, {n_tokens} tokens; alpha = {ALPHA}, beta = {BETA}. "
+        "Rates in millions of token-sweeps per second after warm-up iterations from a "
+        "random start (3 at K <= 100, 2 at K = 1000 (1 for `lda`), 1 in --quick; "
+        "compilation included in the warm-up), timed iterations chosen for about "
+        f"{budget:g} s per sampler). `auto` picks `dense` for K < 300, `sparse` above.",
+        "",
+        markdown_table(["K", "sampler", "timed iters", "M tok-sweeps/s", "vs tomotopy",
+                        "vs lda"], rows),
+        "",
+        markdown_table(
+            ["K", "auto =", "auto / tomotopy (target >= 1 at K=20,100)",
+             "plain / tomotopy", "2-thread speedup (target >= 1.6)",
+             "tomotopy 2-worker speedup"],
+            [[K, s["auto"], f"{s['auto_vs_tomotopy']:.2f}", f"{s['plain_vs_tomotopy']:.2f}",
+              f"{s['two_thread_speedup']:.2f}", f"{s['tomotopy_two_thread_speedup']:.2f}"]
+             for K, s in summary.items()],
+        ),
+        "",
+        f"Peak RSS at K = {K_mem} (two iterations, one subprocess each; "
+        f"baseline = Python + corpus only): baseline {mem['none']:.0f} MiB, "
+        f"baseline + numba kernels imported {mem['imports']:.0f} MiB, "
+        f"ours (auto) {mem['ours']:.0f} MiB, ours (plain) {mem['ours_plain']:.0f} MiB, "
+        f"tomotopy {mem['tomotopy']:.0f} MiB.",
+        "",
+        f"Machine load (shared 2-core machine): before `{load_before}`; after `{load_after}`.",
+    ]
+    if not quick:  # a smoke run must not replace the measured numbers
+        write_section("throughput", "Throughput of the LDA Gibbs sweep", "\n".join(body))
+    print("\n".join(body))
+    return summary
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--memory-child", default=None)
+    parser.add_argument("--k", type=int, default=1000)
+    args = parser.parse_args()
+    if args.memory_child:
+        memory_child(args.memory_child, args.quick, args.k)
+    else:
+        main(quick=args.quick)

@@ -1,0 +1,391 @@
+"""Fast and multi-threaded collapsed Gibbs sweeps for plain LDA.
+
+These kernels sample exactly the LDA case of the shared sweep
+:func:`sklearn_pgtm._kernels._sweeps.sample_topics` (document factor
+``C_dk¬n + alpha_k`` with a vector ``alpha``, collapsed word factor
+``(C_kw¬n + beta) / (C_k¬n + V beta)``, no supervision), on the same token
+layout (``doc_ptr``, ``word_ids``, ``topics``, ``doc_topic`` (D, K) int32,
+``word_topic`` (V, K) int32, ``topic_total`` (K) int32) and with the same
+per-document random streams ``states[d]`` (one uniform per token).
+
+Methods
+-------
+``"plain"``
+    The shared O(K)-per-token sweep ``sample_topics`` itself.
+``"dense"``
+    O(K) per token, LDA only: caches ``(C_dk + alpha_k) / (C_k + V beta)``
+    for the current document so that the inner loop has no division.
+``"sparse"``
+    SparseLDA (Yao, Mimno and McCallum, 2009). The conditional is split as
+
+        (C_dk + a_k)(C_kw + b) / (C_k + Vb)
+          = a_k b / (C_k + Vb)                 "s": all topics, kept as a sum
+          + C_dk b / (C_k + Vb)                "r": topics of the document
+          + (C_dk + a_k) C_kw / (C_k + Vb)     "q": topics of the word
+
+    ``s`` and ``r`` are updated in O(1) per count change, ``q`` is summed over
+    the nonzero topics of the word using cached coefficients
+    ``(C_dk + a_k) / (C_k + Vb)``. Per-token cost grows with the number of
+    topics of the document and of the word, not with K. This is exact Gibbs
+    sampling (same conditional as the plain sweep; the chains differ draw by
+    draw because a uniform is mapped to a topic in a different order, but
+    they are equal in distribution; see tests/test_sweeps.py).
+``"auto"``
+    ``"dense"`` when K < ``SPARSE_MIN_TOPICS`` and ``"sparse"`` otherwise
+    (benchmarks/throughput.py on 20 Newsgroups: dense is faster at K = 20
+    and 100, sparse about twice as fast at K = 1000; the threshold lies
+    between the measured points).
+
+Multi-threading (``n_jobs > 1``): approximate distributed LDA (AD-LDA,
+Newman, Asuncion, Smyth and Welling, 2009). Documents are cut into
+``n_jobs`` contiguous partitions of about equal numbers of tokens; during a
+sweep each partition samples against its own copy of the topic-word counts
+``word_topic`` / ``topic_total`` (seeing its own updates but not the other
+partitions' updates of the same sweep); after the sweep the copies are merged,
+``word_topic += sum_p (copy_p - word_topic_before)`` (applied token by
+token from the topics' changes). The doc-topic counts are
+exact (documents are not shared). The result is a deterministic function of
+the input state, the streams and ``n_jobs`` (integer merge, no races); with
+``n_jobs=1`` the sweep is exactly the serial one. The partitions run in Python
+threads on ``nogil`` numba kernels (``dense`` and ``sparse``; the shared
+``plain`` kernel holds the GIL, so with it the partitions run one after the
+other: same result, no speed-up).
+
+Driver
+------
+``lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
+alpha, beta, states, n_jobs=1, method="auto")`` performs one sweep in place;
+``alpha`` is a float64 vector of length K, ``beta`` a float.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import njit
+
+from ._random import uniform
+from ._sweeps import sample_topics
+
+SPARSE_MIN_TOPICS = 300
+METHODS = ("auto", "plain", "dense", "sparse")
+
+_EMPTY_2D = np.zeros((0, 0))
+_EMPTY_1D = np.zeros(0)
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def _dot_shifted(coef, row, beta, n):
+    """sum_k coef[k] (row[k] + beta), vectorized (summation order free)."""
+    total = 0.0
+    for k in range(n):
+        total += coef[k] * (row[k] + beta)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def dense_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
+                topic_total, alpha, beta, beta_sum, states):
+    """O(K) LDA sweep of documents ``doc_lo:doc_hi``.
+
+    Keeps ``coef[k] = (C_dk + alpha_k) / (C_k + V beta)`` for the current
+    document (two entries change per token), so that the inner loop is one
+    multiply-add per topic: the total comes from a vectorized reduction, the
+    topic from a linear search of the running sum (if rounding of the
+    reordered total leaves the search short, the last topic is taken: a
+    probability of order 1e-16).
+    """
+    n_topics = alpha.shape[0]
+    inv = np.empty(n_topics)
+    for k in range(n_topics):
+        inv[k] = 1.0 / (topic_total[k] + beta_sum)
+    coef = np.empty(n_topics)
+    for d in range(doc_lo, doc_hi):
+        state = states[d]
+        for k in range(n_topics):
+            coef[k] = (doc_topic[d, k] + alpha[k]) * inv[k]
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            w = word_ids[i]
+            old = topics[i]
+            doc_topic[d, old] -= 1
+            word_topic[w, old] -= 1
+            topic_total[old] -= 1
+            inv[old] = 1.0 / (topic_total[old] + beta_sum)
+            coef[old] = (doc_topic[d, old] + alpha[old]) * inv[old]
+            row = word_topic[w]
+            # Total by a vectorized reduction, then a linear search.
+            u = uniform(state) * _dot_shifted(coef, row, beta, n_topics)
+            acc = 0.0
+            new = n_topics - 1
+            for k in range(n_topics):
+                acc += coef[k] * (row[k] + beta)
+                if acc > u:
+                    new = k
+                    break
+            topics[i] = new
+            doc_topic[d, new] += 1
+            word_topic[w, new] += 1
+            topic_total[new] += 1
+            inv[new] = 1.0 / (topic_total[new] + beta_sum)
+            coef[new] = (doc_topic[d, new] + alpha[new]) * inv[new]
+
+
+@njit(cache=True, nogil=True)
+def _word_lists(word_topic, doc_lo, doc_hi, doc_ptr, word_ids):
+    """Nonzero-topic lists of every word, capacity min(K, word frequency)."""
+    n_words, n_topics = word_topic.shape
+    freq = np.zeros(n_words, dtype=np.int64)
+    for w in range(n_words):
+        f = 0
+        for k in range(n_topics):
+            f += word_topic[w, k]
+        freq[w] = f
+    ptr = np.zeros(n_words + 1, dtype=np.int64)
+    for w in range(n_words):
+        ptr[w + 1] = ptr[w] + min(freq[w], n_topics)
+    lists = np.empty(max(ptr[n_words], 1), dtype=np.int32)
+    length = np.zeros(n_words, dtype=np.int64)
+    for w in range(n_words):
+        n = 0
+        base = ptr[w]
+        for k in range(n_topics):
+            if word_topic[w, k] > 0:
+                lists[base + n] = k
+                n += 1
+        length[w] = n
+    return ptr, lists, length
+
+
+@njit(cache=True, nogil=True)
+def sparse_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
+                 topic_total, alpha, beta, beta_sum, states):
+    """SparseLDA sweep of documents ``doc_lo:doc_hi`` (see module doc)."""
+    n_topics = alpha.shape[0]
+    wptr, wlist, wlen = _word_lists(word_topic, doc_lo, doc_hi, doc_ptr, word_ids)
+    inv = np.empty(n_topics)
+    coef = np.empty(n_topics)
+    for k in range(n_topics):
+        inv[k] = 1.0 / (topic_total[k] + beta_sum)
+        coef[k] = alpha[k] * inv[k]
+    dlist = np.empty(n_topics, dtype=np.int32)
+    dpos = np.full(n_topics, -1, dtype=np.int64)
+    qcum = np.empty(n_topics)
+    scum = np.empty(n_topics)
+    for d in range(doc_lo, doc_hi):
+        state = states[d]
+        start = doc_ptr[d]
+        stop = doc_ptr[d + 1]
+        if stop == start:
+            continue
+        # s bucket recomputed per document (bounds floating drift).
+        s_sum = 0.0
+        for k in range(n_topics):
+            s_sum += alpha[k] * beta * inv[k]
+        # Document's nonzero topics, r bucket and coefficients.
+        nd = 0
+        r_sum = 0.0
+        for k in range(n_topics):
+            c = doc_topic[d, k]
+            if c > 0:
+                dlist[nd] = k
+                dpos[k] = nd
+                nd += 1
+                r_sum += c * beta * inv[k]
+                coef[k] = (c + alpha[k]) * inv[k]
+        for i in range(start, stop):
+            w = word_ids[i]
+            t = topics[i]
+            # Remove the token.
+            s_sum -= alpha[t] * beta * inv[t]
+            r_sum -= doc_topic[d, t] * beta * inv[t]
+            doc_topic[d, t] -= 1
+            word_topic[w, t] -= 1
+            topic_total[t] -= 1
+            inv[t] = 1.0 / (topic_total[t] + beta_sum)
+            s_sum += alpha[t] * beta * inv[t]
+            cdt = doc_topic[d, t]
+            r_sum += cdt * beta * inv[t]
+            coef[t] = (cdt + alpha[t]) * inv[t]
+            if cdt == 0:
+                p = dpos[t]
+                last = dlist[nd - 1]
+                dlist[p] = last
+                dpos[last] = p
+                dpos[t] = -1
+                nd -= 1
+            base = wptr[w]
+            nw = wlen[w]
+            if word_topic[w, t] == 0:
+                for j in range(nw):
+                    if wlist[base + j] == t:
+                        wlist[base + j] = wlist[base + nw - 1]
+                        break
+                nw -= 1
+                wlen[w] = nw
+            # q bucket over the word's topics.
+            q_sum = 0.0
+            for j in range(nw):
+                k = wlist[base + j]
+                q_sum += coef[k] * word_topic[w, k]
+                qcum[j] = q_sum
+            if r_sum < 0.0:
+                r_sum = 0.0
+            if s_sum < 0.0:
+                s_sum = 0.0
+            u = uniform(state) * (s_sum + r_sum + q_sum)
+            new = -1
+            if u < q_sum and nw > 0:
+                lo = 0
+                hi = nw - 1
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if qcum[mid] > u:
+                        hi = mid
+                    else:
+                        lo = mid + 1
+                new = wlist[base + lo]
+            else:
+                u -= q_sum
+                if u < r_sum and nd > 0:
+                    acc = 0.0
+                    new = dlist[nd - 1]
+                    for j in range(nd):
+                        k = dlist[j]
+                        acc += doc_topic[d, k] * beta * inv[k]
+                        if acc > u:
+                            new = k
+                            break
+                else:
+                    u -= r_sum
+                    total = 0.0
+                    for k in range(n_topics):
+                        total += alpha[k] * beta * inv[k]
+                        scum[k] = total
+                    u = min(u, total)
+                    lo = 0
+                    hi = n_topics - 1
+                    while lo < hi:
+                        mid = (lo + hi) >> 1
+                        if scum[mid] > u:
+                            hi = mid
+                        else:
+                            lo = mid + 1
+                    new = lo
+            # Add the token back with its new topic.
+            topics[i] = new
+            s_sum -= alpha[new] * beta * inv[new]
+            r_sum -= doc_topic[d, new] * beta * inv[new]
+            if doc_topic[d, new] == 0:
+                dlist[nd] = new
+                dpos[new] = nd
+                nd += 1
+            if word_topic[w, new] == 0:
+                wlist[base + nw] = new
+                wlen[w] = nw + 1
+            doc_topic[d, new] += 1
+            word_topic[w, new] += 1
+            topic_total[new] += 1
+            inv[new] = 1.0 / (topic_total[new] + beta_sum)
+            s_sum += alpha[new] * beta * inv[new]
+            cdn = doc_topic[d, new]
+            r_sum += cdn * beta * inv[new]
+            coef[new] = (cdn + alpha[new]) * inv[new]
+        # Reset the coefficients of the document's topics.
+        for j in range(nd):
+            k = dlist[j]
+            coef[k] = alpha[k] * inv[k]
+            dpos[k] = -1
+        nd = 0
+
+
+def resolve_method(method, n_topics):
+    """The concrete kernel name for ``method`` at ``n_topics`` topics."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}.")
+    if method == "auto":
+        return "sparse" if n_topics >= SPARSE_MIN_TOPICS else "dense"
+    return method
+
+
+def _serial(method, lo, hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
+            topic_total, alpha, beta, beta_sum, states):
+    if method == "sparse":
+        sparse_sweep(lo, hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
+                     topic_total, alpha, beta, beta_sum, states)
+    elif method == "dense":
+        dense_sweep(lo, hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
+                    topic_total, alpha, beta, beta_sum, states)
+    else:
+        sample_topics(
+            doc_ptr[lo:hi + 1], word_ids, topics, doc_topic[lo:hi], word_topic,
+            topic_total, alpha, beta, beta_sum, _EMPTY_2D, _EMPTY_2D, _EMPTY_1D,
+            _EMPTY_1D, _EMPTY_1D, _EMPTY_1D, states[lo:hi],
+        )
+
+
+def partition_documents(doc_ptr, n_parts):
+    """Boundaries (n_parts + 1) cutting documents into contiguous blocks of
+    about equal numbers of tokens."""
+    n_docs = doc_ptr.shape[0] - 1
+    n_parts = max(1, min(int(n_parts), max(n_docs, 1)))
+    targets = doc_ptr[-1] * np.arange(n_parts + 1) / n_parts
+    bounds = np.searchsorted(doc_ptr, targets, side="left").astype(np.int64)
+    bounds[0] = 0
+    bounds[-1] = n_docs
+    return np.maximum.accumulate(np.minimum(bounds, n_docs))
+
+
+def lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
+              alpha, beta, states, n_jobs=1, method="auto"):
+    """One collapsed Gibbs sweep of plain LDA, in place (see module doc).
+
+    ``n_jobs > 1`` runs AD-LDA over ``n_jobs`` document partitions in
+    threads; ``n_jobs`` of ``None`` or 1 is the exact serial sweep.
+    """
+    alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+    beta = float(beta)
+    beta_sum = beta * word_topic.shape[0]
+    method = resolve_method(method, alpha.shape[0])
+    n_jobs = 1 if n_jobs is None else int(n_jobs)
+    if n_jobs < 0:
+        import os
+
+        n_jobs = max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    n_docs = doc_ptr.shape[0] - 1
+    if n_jobs <= 1 or n_docs < 2:
+        _serial(method, 0, n_docs, doc_ptr, word_ids, topics, doc_topic, word_topic,
+                topic_total, alpha, beta, beta_sum, states)
+        return
+    bounds = partition_documents(doc_ptr, n_jobs)
+    n_parts = bounds.shape[0] - 1
+    old_topics = topics.copy()
+    # Partition 0 works in place, the others on private copies of the
+    # topic-word counts taken before the sweep.
+    copies = [(word_topic, topic_total)] + [
+        (word_topic.copy(), topic_total.copy()) for _ in range(n_parts - 1)
+    ]
+
+    def run(p):
+        wt, tt = copies[p]
+        _serial(method, bounds[p], bounds[p + 1], doc_ptr, word_ids, topics,
+                doc_topic, wt, tt, alpha, beta, beta_sum, states)
+
+    with ThreadPoolExecutor(max_workers=n_parts) as pool:
+        list(pool.map(run, range(n_parts)))
+    del copies
+    # Merge: add the other partitions' count changes, token by token.
+    for p in range(1, n_parts):
+        _apply_changes(doc_ptr[bounds[p]], doc_ptr[bounds[p + 1]], word_ids,
+                       old_topics, topics, word_topic, topic_total)
+
+
+@njit(cache=True, nogil=True)
+def _apply_changes(start, stop, word_ids, old_topics, topics, word_topic, topic_total):
+    for i in range(start, stop):
+        a = old_topics[i]
+        b = topics[i]
+        if a != b:
+            w = word_ids[i]
+            word_topic[w, a] -= 1
+            word_topic[w, b] += 1
+            topic_total[a] -= 1
+            topic_total[b] += 1
