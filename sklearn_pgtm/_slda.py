@@ -347,17 +347,21 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.n_iter_ = self.max_iter
         return self
 
-    def _topic_frequencies(self, X, whom):
-        """Inferred topic frequencies zbar of new documents, one block per model."""
+    def _infer_per_model(self, X, whom, empirical):
+        """Inferred topics of new documents, one array per binary model.
+
+        ``empirical=True``: topic frequencies zbar (what the classifier
+        scores); ``False``: posterior mean proportions (what transform gives).
+        """
         check_is_fitted(self)
         X = check_counts(self, X, reset=False, whom=whom)
         doc_ptr, word_ids = to_tokens(X)
-        n_average = 1 if self.prediction == "last" else None
+        n_average = 1 if empirical and self.prediction == "last" else None
         return [
             infer_doc_topics(
                 doc_ptr, word_ids, np.ascontiguousarray(phi.T), self.doc_topic_prior,
                 self.n_infer_iter, self._infer_seed + m, n_average=n_average,
-                empirical=True,
+                empirical=empirical,
             )
             for m, phi in enumerate(self.topic_word_per_model_)
         ]
@@ -376,7 +380,8 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             For a binary problem the score of ``classes_[1]`` (positive means
             that class), else one column per class.
         """
-        zbars = self._topic_frequencies(X, f"{type(self).__name__}.decision_function")
+        zbars = self._infer_per_model(X, f"{type(self).__name__}.decision_function",
+                                      empirical=True)
         scores = np.column_stack([z @ eta for z, eta in zip(zbars, self.coef_)])
         return scores[:, 0] if len(self.classes_) == 2 else scores
 
@@ -437,16 +442,9 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             (blocks of ``n_components`` columns, one per model; each block
             sums to 1).
         """
-        check_is_fitted(self)
-        X = check_counts(self, X, reset=False, whom=f"{type(self).__name__}.transform")
-        doc_ptr, word_ids = to_tokens(X)
-        return np.hstack([
-            infer_doc_topics(
-                doc_ptr, word_ids, np.ascontiguousarray(phi.T), self.doc_topic_prior,
-                self.n_infer_iter, self._infer_seed + m,
-            )
-            for m, phi in enumerate(self.topic_word_per_model_)
-        ])
+        return np.hstack(
+            self._infer_per_model(X, f"{type(self).__name__}.transform", empirical=False)
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
