@@ -61,11 +61,6 @@ numpydoc_validation_exclude = {
     r"\.set_output$",
     r"\.get_metadata_routing$",
     r"\.__sklearn_tags__$",
-    # Incomplete docstrings of other modules (Parameters/Returns missing),
-    # excluded so that the build stays warning-free; to be completed:
-    r"^sklearn_pgtm\.EmpiricalBayesLDA\.in_confidence_region$",
-    r"^sklearn_pgtm\.EmpiricalBayesLDA\.perplexity$",
-    r"^sklearn_pgtm\.GibbsSLDAClassifier\.predict_log_proba$",
 }
 
 

@@ -606,9 +606,20 @@ class EmpiricalBayesLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         The ellipsoid is ``(h_hat - h)^T C^{-1} (h_hat - h) <= chi2_{p, level}``
         with ``C = hyperparameter_covariance_`` (batch means).
 
+        Parameters
+        ----------
+        doc_topic_prior : float or array-like
+            Value(s) of alpha (scalar, or one value per topic when
+            ``symmetric_alpha=False``); broadcast against ``topic_word_prior``.
+        topic_word_prior : float or array-like
+            Value(s) of eta.
+        level : float, default=0.95
+            Confidence level of the ellipsoid.
+
         Returns
         -------
         inside : bool or ndarray of bool
+            Whether each point lies in the region.
         """
         h, shape = self._h_points(doc_topic_prior, topic_word_prior)
         h_hat = np.r_[np.atleast_1d(self.doc_topic_prior_), self.topic_word_prior_]
@@ -671,9 +682,15 @@ class EmpiricalBayesLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         For held-out evaluation use
         :func:`sklearn_pgtm.metrics.document_completion_perplexity`.
 
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts.
+
         Returns
         -------
         perplexity : float
+            Lower is better.
         """
         doc_ptr, word_ids = self._tokens(X, f"{type(self).__name__}.perplexity")
         if word_ids.shape[0] == 0:

@@ -424,7 +424,18 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return p / p.sum(axis=1, keepdims=True)
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probabilities in the order of ``classes_``.
+        """
         return np.log(self.predict_proba(X))
 
     def transform(self, X):
