@@ -10,9 +10,9 @@ Methods (Chen et al. 2013, Table 1):
 
 - ``"exact"``: Devroye's alternating-series method for PG(1, c), summed over
   the integer part of ``b`` (sum rule); a non-integer remainder ``r < 1`` is
-  drawn from the first 200 terms of the gamma series with its mean corrected
-  (the neglected tail has variance below ``r / (3 * 200^3)``, far under what
-  any sample here can resolve). Cost grows linearly with ``b``.
+  drawn exactly by the alternate method of Windle, Polson & Scott (2014), an
+  alternating-series sampler for PG(r, c) valid for every real ``r > 0``.
+  Cost grows linearly with ``b``.
 - ``"truncated"``: the first ``n_terms`` terms of the gamma series, rescaled so
   that the mean is exact.
 - ``"pg1"``: ``n_terms`` exact PG(1, c) draws combined to match the mean and

@@ -87,3 +87,24 @@ def test_categorical_frequencies():
     expected = weights / weights.sum() * N
     keep = expected > 0
     assert stats.chisquare(counts[keep], expected[keep]).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("kind, dist, cuts", [
+    (1, stats.norm(), [-3.9, -3.0, -1.0, 0.0, 0.5, 2.0, 3.66, 4.2]),
+    (4, stats.expon(), [0.01, 0.5, 2.0, 6.0, 7.7, 9.0]),
+])
+def test_ziggurat_layers_and_tails(kind, dist, cuts):
+    # KS barely sees the tails and the wedges of the ziggurat: compare the
+    # mass beyond cut points (around the tail start r) with the truth, with a
+    # large sample (binomial standard errors).
+    n = 2_000_000
+    out = np.empty(n)
+    _draw(R.make_streams(9, 1), kind, 0.0, 0.0, out)
+    for cut in cuts:
+        p = dist.sf(cut)
+        observed = np.mean(out > cut)
+        assert abs(observed - p) < 5 * np.sqrt(p * (1 - p) / n) + 1e-7, (cut, observed, p)
+    # Moments up to the fourth (wedge errors shift them).
+    for k in range(1, 5):
+        assert abs(np.mean(out ** k) - dist.moment(k)) < 5 * np.sqrt(
+            (dist.moment(2 * k) - dist.moment(k) ** 2) / n), k

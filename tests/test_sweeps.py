@@ -127,7 +127,7 @@ def test_plain_sweep_conditional(mode):
         np.testing.assert_array_equal(tt2, tt)
 
 
-@pytest.mark.parametrize("method", ["dense", "sparse"])
+@pytest.mark.parametrize("method", ["dense", "dense_ordered", "sparse"])
 def test_fast_sweep_conditional(method):
     # A sparse state: many topics, small beta, a few sweeps from random init.
     K, V = 12, 10
@@ -138,7 +138,9 @@ def test_fast_sweep_conditional(method):
     beta = 0.05
     states = make_streams(6, dt.shape[0])
     for _ in range(3):
-        lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, beta, states, method=method)
+        lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, beta, states,
+                  method=method.replace("_ordered", ""))
+    extra = (True,) if method == "dense_ordered" else ()
     kern = sparse_sweep if method == "sparse" else dense_sweep
     for d in (0, 3):
         for i in (doc_ptr[d], doc_ptr[d + 1] - 1):
@@ -146,7 +148,7 @@ def test_fast_sweep_conditional(method):
 
             def kernel(ptr, states):
                 kern(0, 1, ptr, word_ids, topics, dt[d:d + 1], wt, tt, alpha, beta,
-                     beta * V, states)
+                     beta * V, states, *extra)
                 return topics[i]
 
             _check(_draw(kernel, K, N_DRAWS, 7 + i, i), p)

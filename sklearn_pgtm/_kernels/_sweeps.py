@@ -30,6 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ._intrinsics import PREFETCH_DISTANCE, prefetch_row
 from ._random import categorical, uniform
 
 
@@ -70,7 +71,14 @@ def sample_document(
     if supervised:
         a_d = resp_linear[d]
         b_d = resp_quad[d]
+    n_tokens = word_ids.shape[0]
     for i in range(doc_ptr[d], doc_ptr[d + 1]):
+        # The word row of a token ahead is usually a cache miss: ask for it now.
+        if i + PREFETCH_DISTANCE < n_tokens:
+            if fixed_words:
+                prefetch_row(phi, word_ids[i + PREFETCH_DISTANCE])
+            else:
+                prefetch_row(word_topic, word_ids[i + PREFETCH_DISTANCE])
         w = word_ids[i]
         old = topics[i]
         doc_topic[d, old] -= 1
