@@ -118,7 +118,7 @@ def infer_doc_topics(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_average=None
     dummy_word_topic = np.zeros((0, n_topics), dtype=np.int32)
     dummy_total = np.zeros(n_topics, dtype=np.int32)
     # Initialize from the most likely topic of each word: fewer sweeps needed.
-    topics[:] = np.argmax(phi[word_ids], axis=1).astype(np.int32) if word_ids.size else 0
+    topics[:] = np.argmax(phi, axis=1).astype(np.int32)[word_ids] if word_ids.size else 0
     doc_ids = np.repeat(np.arange(n_docs), np.diff(doc_ptr))
     np.add.at(doc_topic, (doc_ids, topics), 1)
     theta_sum = np.zeros((n_docs, n_topics))

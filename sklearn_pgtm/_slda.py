@@ -7,7 +7,7 @@ with data augmentation" ("gSLDA"). Equations: MODELS.md section 1.
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
@@ -357,14 +357,17 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         X = check_counts(self, X, reset=False, whom=whom)
         doc_ptr, word_ids = to_tokens(X)
         n_average = 1 if empirical and self.prediction == "last" else None
-        return [
-            infer_doc_topics(
+        # One inference per binary model, in threads (the sweep releases the
+        # GIL); each has its own seed, so the result does not depend on n_jobs.
+        n_models = len(self.topic_word_per_model_)
+        return Parallel(n_jobs=min(effective_n_jobs(self.n_jobs), n_models), prefer="threads")(
+            delayed(infer_doc_topics)(
                 doc_ptr, word_ids, np.ascontiguousarray(phi.T), self.doc_topic_prior,
                 self.n_infer_iter, self._infer_seed + m, n_average=n_average,
                 empirical=empirical,
             )
             for m, phi in enumerate(self.topic_word_per_model_)
-        ]
+        )
 
     def decision_function(self, X):
         """Scores eta . zbar of each binary model.

@@ -21,7 +21,7 @@ from sklearn_pgtm._kernels._fast_sweeps import (
     sparse_sweep,
 )
 from sklearn_pgtm._kernels._random import make_streams
-from sklearn_pgtm._kernels._sweeps import sample_topics
+from sklearn_pgtm._kernels._sweeps import ORDERED_MIN_TOPICS, sample_topics
 
 E1 = np.zeros(0)
 E2 = np.zeros((0, 0))
@@ -87,8 +87,9 @@ def _check(counts, p):
 
 
 @pytest.mark.parametrize("mode", ["lda", "doc_weight", "phi", "supervised"])
-def test_plain_sweep_conditional(mode):
-    K, V = 5, 8
+@pytest.mark.parametrize("K", [5, ORDERED_MIN_TOPICS + 3])  # natural and ordered search
+def test_plain_sweep_conditional(mode, K):
+    V = 8
     doc_ptr, word_ids, topics, dt, wt, tt = _corpus(n_words=V, n_topics=K, seed=1)
     rng = np.random.default_rng(2)
     alpha = rng.uniform(0.1, 1.0, K)
@@ -252,3 +253,24 @@ def test_eblda_n_jobs_reproducible():
     assert np.all(np.isfinite(a.components_))
     # The parallel chain is a different (AD-LDA) chain than the serial one.
     assert not np.array_equal(a.components_, c.components_)
+
+
+def test_exp_nonpositive_matches_math_exp():
+    from numba import njit
+
+    from sklearn_pgtm._kernels._intrinsics import exp_nonpositive
+
+    @njit
+    def apply(x, out):
+        for i in range(x.shape[0]):
+            out[i] = exp_nonpositive(x[i])
+
+    rng = np.random.default_rng(0)
+    x = -np.concatenate([rng.uniform(0, 700, 200_000), rng.uniform(0, 1, 200_000),
+                         rng.uniform(0, 1e-12, 1000), [0.0, 5e-324, 0.5 * np.log(2), 699.999]])
+    out = np.empty_like(x)
+    apply(x, out)
+    np.testing.assert_allclose(out, np.exp(x), rtol=4e-16, atol=0)
+    # Below the floor: exp(-700), never 0, inf or NaN.
+    apply(np.array([-701.0, -1e300, -np.inf]), out[:3])
+    np.testing.assert_allclose(out[:3], np.exp(-700.0), rtol=4e-16)

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ._polyagamma import pg_draw
+from ._polyagamma import pg_draw_fast
 from ._random import standard_normal
 
 
@@ -60,7 +60,7 @@ def _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_s
                         rest += e[j]
             zeta = shift + math.log(rest)
             rho = row[k] - zeta
-            lam = pg_draw(state, n_d, rho, method, n_terms) if n_d > 0 else 0.0
+            lam = pg_draw_fast(state, n_d, rho, method, n_terms) if n_d > 0 else 0.0
             p_kk = precision[k, k]
             # sum_{j != k} P_kj (eta_j - mu_j) = r_k - P_kk (eta_k - mu_k)
             cond_mean = mu[k] - (r[k] - p_kk * (row[k] - mu[k])) / p_kk
@@ -132,7 +132,7 @@ def _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precisio
     for k in range(n_sticks):
         x = doc_topic[d, k]
         if remaining > 0:
-            omega = pg_draw(state, float(remaining), psi[d, k], method, n_terms)
+            omega = pg_draw_fast(state, float(remaining), psi[d, k], method, n_terms)
         else:
             omega = 0.0
         a[k, k] += omega

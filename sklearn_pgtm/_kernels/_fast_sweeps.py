@@ -68,10 +68,9 @@ from numba import njit
 
 from ._intrinsics import PREFETCH_DISTANCE, prefetch, prefetch_row, prefetch_span
 from ._random import uniform
-from ._sweeps import sample_topics
+from ._sweeps import ORDERED_MIN_TOPICS, sample_topics
 
 SPARSE_MIN_TOPICS = 300
-ORDERED_MIN_TOPICS = 50  # dense search in document order from here on
 METHODS = ("auto", "plain", "dense", "sparse")
 
 _EMPTY_2D = np.zeros((0, 0))

@@ -487,7 +487,17 @@ def pg_draw(state, b, c, method, n_terms):
     return _pg_gaussian(state, b, c)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def pg_draw_fast(state, b, c, method, n_terms):
+    """:func:`pg_draw` with the Gaussian method inlined in the caller (the
+    correlated model draws K of them per document and sub-iteration, where a
+    call costs as much as the draw)."""
+    if method == PG_GAUSSIAN and b > 0.0:
+        return _pg_gaussian(state, b, c)
+    return pg_draw(state, b, c, method, n_terms)
+
+
+@njit(cache=True, inline="always")
 def _pg_gaussian(state, b, c):
     """N(E[X], Var[X]) redrawn while not positive; mean and variance share one tanh."""
     c = abs(c)
@@ -518,12 +528,17 @@ def pg_draw_many(states, b, c, method, n_terms, out):
     n_streams = states.shape[0]
     last_c = math.nan
     z = fz = right = 0.0
+    state = states[0]
     for i in range(out.shape[0]):
-        state = states[i % n_streams]
+        if n_streams > 1:
+            state = states[i % n_streams]
         if method == PG_EXACT and b[i] > 0.0:
             if c[i] != last_c:
                 z, fz, right = _devroye_constants(c[i])
                 last_c = c[i]
-            out[i] = _pg_exact_with(state, b[i], c[i], z, fz, right)
+            if b[i] == 1.0:
+                out[i] = _devroye_draw(state, z, fz, right)
+            else:
+                out[i] = _pg_exact_with(state, b[i], c[i], z, fz, right)
         else:
             out[i] = pg_draw(state, b[i], c[i], method, n_terms)

@@ -30,11 +30,24 @@ import math
 import numpy as np
 from numba import njit
 
-from ._intrinsics import PREFETCH_DISTANCE, prefetch_row
-from ._random import categorical, uniform
+from ._intrinsics import PREFETCH_DISTANCE, exp_nonpositive, prefetch_row
+from ._random import uniform
+
+# From this many topics on, the search for the new topic visits topics in
+# decreasing order of the document's factor (worth an argsort per document).
+ORDERED_MIN_TOPICS = 50
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True, fastmath=True)
+def _sum(values, n):
+    """sum(values[:n]), vectorized (summation order free)."""
+    total = 0.0
+    for k in range(n):
+        total += values[k]
+    return total
+
+
+@njit(cache=True, nogil=True)
 def sample_document(
     d,
     doc_ptr,
@@ -53,8 +66,10 @@ def sample_document(
     resp_quad,
     discriminant,
     state,
-    cumulative,
-    sup_log,
+    weights,
+    order,
+    sup_weight,
+    sup_base,
     inv_total,
 ):
     """Resample the topics of the tokens of document ``d`` in place.
@@ -71,6 +86,19 @@ def sample_document(
     if supervised:
         a_d = resp_linear[d]
         b_d = resp_quad[d]
+        # The part of the exponent that is constant over the document:
+        # a_d eta_k - b_d eta_k^2 (kept in sup_base).
+        for k in range(n_topics):
+            e = eta[k]
+            sup_base[k] = a_d * e - b_d * e * e
+    if n_topics >= ORDERED_MIN_TOPICS:
+        # Search the topics in decreasing order of the document's factor: the
+        # search then usually stops within its few main topics. Any fixed
+        # order samples the same conditional.
+        if fixed_doc:
+            order[:] = np.argsort(-doc_weight[d])
+        else:
+            order[:] = np.argsort(-doc_topic[d])
     n_tokens = word_ids.shape[0]
     for i in range(doc_ptr[d], doc_ptr[d + 1]):
         # The word row of a token ahead is usually a cache miss: ask for it now.
@@ -88,14 +116,18 @@ def sample_document(
             inv_total[old] = 1.0 / (topic_total[old] + beta_sum)
         if supervised:
             rest = discriminant[d] - eta[old]
+            slope = -2.0 * b_d * rest
             s_max = -math.inf
             for k in range(n_topics):
-                e = eta[k]
-                s = a_d * e - b_d * (e * e + 2.0 * e * rest)
-                sup_log[k] = s
-                if s > s_max:
-                    s_max = s
-        total = 0.0
+                s = sup_base[k] + slope * eta[k]
+                sup_weight[k] = s
+                s_max = max(s_max, s)
+            # Scaled so that the largest factor is 1; a branch-free exp so
+            # that this loop vectorizes (the sweep's main cost otherwise).
+            for k in range(n_topics):
+                sup_weight[k] = exp_nonpositive(sup_weight[k] - s_max)
+        # Weights of every topic (a loop without dependencies: it vectorizes),
+        # their total by a vectorized reduction, then a linear search.
         for k in range(n_topics):
             if fixed_doc:
                 p = doc_weight[d, k]
@@ -106,10 +138,19 @@ def sample_document(
             else:
                 p *= (word_topic[w, k] + beta) * inv_total[k]
             if supervised:
-                p *= math.exp(sup_log[k] - s_max)
-            total += p
-            cumulative[k] = total
-        new = categorical(state, cumulative, n_topics)
+                p *= sup_weight[k]
+            weights[k] = p
+        u = uniform(state) * _sum(weights, n_topics)
+        acc = 0.0
+        # If rounding of the reordered total leaves the search short, the
+        # last topic searched is taken (a probability of order 1e-16).
+        new = order[n_topics - 1]
+        for j in range(n_topics):
+            k = order[j]
+            acc += weights[k]
+            if acc > u:
+                new = k
+                break
         topics[i] = new
         doc_topic[d, new] += 1
         if not fixed_words:
@@ -120,7 +161,7 @@ def sample_document(
             discriminant[d] = rest + eta[new]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sample_topics(
     doc_ptr,
     word_ids,
@@ -141,8 +182,10 @@ def sample_topics(
 ):
     """One Gibbs sweep over every token of every document (see module doc)."""
     n_topics = alpha.shape[0]
-    cumulative = np.empty(n_topics)
-    sup_log = np.empty(n_topics)
+    weights = np.empty(n_topics)
+    order = np.arange(n_topics)
+    sup_weight = np.empty(n_topics)
+    sup_base = np.empty(n_topics)
     inv_total = np.empty(n_topics)
     for k in range(n_topics):
         inv_total[k] = 1.0 / (topic_total[k] + beta_sum) if phi.shape[0] == 0 else 0.0
@@ -150,7 +193,7 @@ def sample_topics(
         sample_document(
             d, doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
             alpha, beta, beta_sum, doc_weight, phi, eta, resp_linear, resp_quad,
-            discriminant, states[d], cumulative, sup_log, inv_total,
+            discriminant, states[d], weights, order, sup_weight, sup_base, inv_total,
         )
 
 
