@@ -7,7 +7,7 @@ alpha = 0.1, beta = 0.01, each started from its own random state, one warm-up
 iterations (numba compilation, tomotopy initialization; 3 at K <= 100, 2 at
 K = 1000) then the timed iterations. Our kernels: ``plain`` (the shared sweep ``sample_topics``),
 ``dense`` and ``sparse`` (``_kernels/_fast_sweeps.py``), ``auto`` with
-``n_jobs=2`` (AD-LDA); tomotopy ``LDAModel.train(n, workers=1)`` and
+``n_jobs=2`` (document x vocabulary partitions); tomotopy ``LDAModel.train(n, workers=1)`` and
 ``workers=2``; ``lda`` timed per call of its Cython sweep.
 
 Peak memory at K = 1000: each sampler is run for two iterations in its own

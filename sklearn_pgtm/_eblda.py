@@ -50,7 +50,8 @@ def _lda_sweep(chain, alpha, eta, n_jobs=None):
     """One collapsed Gibbs sweep of the chain's topics at fixed (alpha, eta).
 
     ``lda_sweep`` picks the dense or the sparse (SparseLDA) kernel by the
-    number of topics; ``n_jobs > 1`` runs AD-LDA over document partitions.
+    number of topics; ``n_jobs > 1`` runs the document x vocabulary
+    partitioned sweep in threads.
     """
     lda_sweep(
         chain["doc_ptr"], chain["word_ids"], chain["topics"], chain["doc_topic"],
@@ -187,11 +188,12 @@ class EmpiricalBayesLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     n_jobs : int, default=None
         Number of threads of the topic sweep. ``None`` or 1 runs the exact
         serial collapsed Gibbs sweep; ``n_jobs > 1`` splits the documents
-        into ``n_jobs`` partitions that are swept in parallel against their
-        own copy of the topic-word counts, merged after each sweep (AD-LDA,
-        Newman et al. 2009: an approximation of the serial chain); negative
-        values count from the number of CPUs (-1: all). Results depend only
-        on ``random_state`` and ``n_jobs``.
+        and the vocabulary into ``n_jobs`` blocks each and sweeps them in
+        ``n_jobs`` rounds of threads that never share a count row; only the
+        K topic totals are seen with a delay of one round (an approximation
+        of the serial chain, far smaller than AD-LDA's). Negative values
+        count from the number of CPUs (-1: all). Results depend only on
+        ``random_state`` and ``n_jobs``.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the chain; ``transform`` is deterministic given the fit.

@@ -210,22 +210,61 @@ def test_n_jobs_one_is_the_serial_sweep():
     sample_topics(doc_ptr, word_ids, copy[0], copy[1], copy[2], copy[3], alpha, 0.1, 0.1 * V,
                   E2, E2, E1, E1, E1, E1, make_streams(5, 10))
     np.testing.assert_array_equal(topics, copy[0])
-    # AD-LDA, 2 partitions: the first partition's documents come first in the
-    # serial sweep too and see the same (pre-sweep) counts of the others, so
-    # their topics equal the serial ones; the merged counts are consistent.
-    for method in ("plain", "sparse"):
-        serial = [a.copy() for a in _corpus(n_docs=10, n_words=V, n_topics=K, seed=12)[2:]]
-        par = [a.copy() for a in serial]
-        lda_sweep(doc_ptr, word_ids, *serial, alpha, 0.1, make_streams(5, 10), n_jobs=1,
-                  method=method)
-        lda_sweep(doc_ptr, word_ids, *par, alpha, 0.1, make_streams(5, 10), n_jobs=2,
-                  method=method)
-        cut = doc_ptr[partition_documents(doc_ptr, 2)[1]]
-        assert 0 < cut < doc_ptr[-1]
-        np.testing.assert_array_equal(serial[0][:cut], par[0][:cut])
-        dt2, wt2, tt2 = _recount(doc_ptr, word_ids, par[0], V, K)
-        np.testing.assert_array_equal(wt2, par[2])
-        np.testing.assert_array_equal(tt2, par[3])
+    # The plain method runs serially whatever n_jobs.
+    serial = [a.copy() for a in _corpus(n_docs=10, n_words=V, n_topics=K, seed=12)[2:]]
+    par = [a.copy() for a in serial]
+    lda_sweep(doc_ptr, word_ids, *serial, alpha, 0.1, make_streams(5, 10), n_jobs=1,
+              method="plain")
+    lda_sweep(doc_ptr, word_ids, *par, alpha, 0.1, make_streams(5, 10), n_jobs=2,
+              method="plain")
+    for a, b in zip(serial, par):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("method", ["dense", "sparse"])
+def test_partitioned_sweep_visits_every_slice_and_keeps_counts_exact(method):
+    # Each token belongs to one (document block, word slice) cell, visited in
+    # one sub-round: over a few sweeps most tokens move, and the counts stay
+    # equal to a recount (threads never share a row).
+    K, V = 8, 30
+    doc_ptr, word_ids, topics, dt, wt, tt = _corpus(n_docs=20, n_words=V, n_topics=K,
+                                                    seed=21, min_len=5, max_len=25)
+    alpha = np.full(K, 0.3)
+    moved = np.zeros(word_ids.shape[0], dtype=bool)
+    for sweep in range(5):
+        before = topics.copy()
+        lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, 0.05,
+                  make_streams(sweep, 20), n_jobs=2, method=method)
+        moved |= before != topics
+    assert moved.mean() > 0.5  # every slice of the vocabulary is visited
+    dt2, wt2, tt2 = _recount(doc_ptr, word_ids, topics, V, K)
+    np.testing.assert_array_equal(dt2, dt)
+    np.testing.assert_array_equal(wt2, wt)
+    np.testing.assert_array_equal(tt2, tt)
+
+
+def test_partitioned_sweep_matches_serial_in_distribution():
+    """Two-sample test: joint topics of two tokens after 3 whole sweeps from a
+    fixed start, over many chains, serial dense vs 2-thread partitioned."""
+    K, V = 3, 6
+    doc_ptr, word_ids, topics0, dt0, wt0, tt0 = _corpus(n_docs=4, n_words=V, n_topics=K,
+                                                        seed=30, min_len=3, max_len=5)
+    alpha = np.array([0.2, 0.5, 0.3])
+    beta = 0.5  # large beta: the stale totals matter little, as on real corpora
+    tables = []
+    for n_jobs in (1, 2):
+        hist = np.zeros(K * K, dtype=np.int64)
+        for c in range(3000):
+            topics, dt, wt, tt = topics0.copy(), dt0.copy(), wt0.copy(), tt0.copy()
+            states = make_streams([c, 50 + n_jobs], 4)
+            for _ in range(3):
+                lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, beta, states,
+                          n_jobs=n_jobs, method="dense")
+            hist[topics[0] * K + topics[-1]] += 1
+        tables.append(hist)
+    table = np.vstack(tables)
+    table = table[:, table.sum(axis=0) > 0]
+    assert chi2_contingency(table).pvalue > P_MIN
 
 
 def test_partition_and_method_rules():
@@ -251,7 +290,7 @@ def test_eblda_n_jobs_reproducible():
     c = EmpiricalBayesLDA(n_jobs=1, **params).fit(X)
     np.testing.assert_array_equal(a.components_, b.components_)
     assert np.all(np.isfinite(a.components_))
-    # The parallel chain is a different (AD-LDA) chain than the serial one.
+    # The parallel chain (partitioned sweep) is a different chain than the serial one.
     assert not np.array_equal(a.components_, c.components_)
 
 

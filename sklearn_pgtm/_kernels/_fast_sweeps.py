@@ -39,20 +39,21 @@ Methods
     and 100, sparse about twice as fast at K = 1000; the threshold lies
     between the measured points).
 
-Multi-threading (``n_jobs > 1``): approximate distributed LDA (AD-LDA,
-Newman, Asuncion, Smyth and Welling, 2009). Documents are cut into
-``n_jobs`` contiguous partitions of about equal numbers of tokens; during a
-sweep each partition samples against its own copy of the topic-word counts
-``word_topic`` / ``topic_total`` (seeing its own updates but not the other
-partitions' updates of the same sweep); after the sweep the copies are merged,
-``word_topic += sum_p (copy_p - word_topic_before)`` (applied token by
-token from the topics' changes). The doc-topic counts are
-exact (documents are not shared). The result is a deterministic function of
-the input state, the streams and ``n_jobs`` (integer merge, no races); with
-``n_jobs=1`` the sweep is exactly the serial one. The partitions run in Python
-threads on ``nogil`` numba kernels (``dense`` and ``sparse``; the shared
-``plain`` kernel holds the GIL, so with it the partitions run one after the
-other: same result, no speed-up).
+Multi-threading (``n_jobs > 1``, P threads): the documents are cut into P
+contiguous blocks and the vocabulary into P contiguous slices, both of about
+equal numbers of tokens. A sweep is P sub-rounds; in sub-round r, thread p
+resamples the tokens of document block p whose word lies in slice
+(p + r) mod P. Threads therefore never share a row of ``doc_topic`` or of
+``word_topic``: those counts are always exact (no copies, no merge). Only the
+topic totals ``topic_total`` are shared: each thread works on its own copy
+within a sub-round (it does not see the other threads' changes to the totals
+until the sub-round ends, when the copies are merged). That staleness of K
+numbers, each of order N / K, is the whole approximation (much smaller than
+AD-LDA's stale topic-word counts; the partitioned scheme of Yan, Xu and Qi
+(2009), also tomotopy's default). Each document keeps its random stream, so the
+result depends only on the input state, the streams and ``n_jobs``; with
+``n_jobs=1`` the sweep is exactly the serial one. The threads run ``nogil``
+numba kernels. ``plain`` always runs serially.
 
 Driver
 ------
@@ -61,6 +62,7 @@ alpha, beta, states, n_jobs=1, method="auto")`` performs one sweep in place;
 ``alpha`` is a float64 vector of length K, ``beta`` a float.
 """
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -74,6 +76,7 @@ SPARSE_MIN_TOPICS = 300
 METHODS = ("auto", "plain", "dense", "sparse")
 
 _EMPTY_2D = np.zeros((0, 0))
+_ALL_WORDS = 2**62  # default upper end of the word range: every word
 _EMPTY_1D = np.zeros(0)
 
 
@@ -88,7 +91,8 @@ def _dot_shifted(coef, row, beta, n):
 
 @njit(cache=True, nogil=True)
 def dense_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
-                topic_total, alpha, beta, beta_sum, states, ordered=False):
+                topic_total, alpha, beta, beta_sum, states, ordered=False, w_lo=0,
+                w_hi=_ALL_WORDS):
     """O(K) LDA sweep of documents ``doc_lo:doc_hi``.
 
     Keeps ``coef[k] = (C_dk + alpha_k) / (C_k + V beta)`` for the current
@@ -102,6 +106,9 @@ def dense_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic
     counts at the start of the document instead of 0..K-1. Any fixed order
     samples the same conditional; this one usually stops within the
     document's few main topics (worth its argsort from K of about 50 on).
+
+    Only tokens whose word lies in ``w_lo:w_hi`` are resampled (the
+    multi-threaded driver gives each thread its own slice of the vocabulary).
     """
     n_topics = alpha.shape[0]
     inv = np.empty(n_topics)
@@ -118,8 +125,12 @@ def dense_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic
             order = np.argsort(-doc_topic[d])
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
             if i + PREFETCH_DISTANCE < last_token:
-                prefetch_row(word_topic, word_ids[i + PREFETCH_DISTANCE])
+                w_ahead = word_ids[i + PREFETCH_DISTANCE]
+                if w_lo <= w_ahead < w_hi:
+                    prefetch_row(word_topic, w_ahead)
             w = word_ids[i]
+            if w < w_lo or w >= w_hi:
+                continue
             old = topics[i]
             doc_topic[d, old] -= 1
             word_topic[w, old] -= 1
@@ -154,7 +165,7 @@ def dense_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic
 
 
 @njit(cache=True, nogil=True)
-def _word_lists(word_topic, doc_lo, doc_hi, doc_ptr, word_ids):
+def _word_lists(word_topic):
     """Nonzero-topic lists of every word, capacity min(K, word frequency)."""
     n_words, n_topics = word_topic.shape
     freq = np.zeros(n_words, dtype=np.int64)
@@ -183,8 +194,20 @@ def _word_lists(word_topic, doc_lo, doc_hi, doc_ptr, word_ids):
 def sparse_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
                  topic_total, alpha, beta, beta_sum, states):
     """SparseLDA sweep of documents ``doc_lo:doc_hi`` (see module doc)."""
+    wptr, wlist, wlen = _word_lists(word_topic)
+    sparse_sweep_words(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
+                       topic_total, alpha, beta, beta_sum, states, wptr, wlist, wlen, 0,
+                       _ALL_WORDS)
+
+
+@njit(cache=True, nogil=True)
+def sparse_sweep_words(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
+                       topic_total, alpha, beta, beta_sum, states, wptr, wlist, wlen, w_lo,
+                       w_hi):
+    """SparseLDA sweep of the tokens of documents ``doc_lo:doc_hi`` whose word
+    lies in ``w_lo:w_hi``, given the words' nonzero-topic lists (updated in
+    place; a thread only touches the lists of its own words)."""
     n_topics = alpha.shape[0]
-    wptr, wlist, wlen = _word_lists(word_topic, doc_lo, doc_hi, doc_ptr, word_ids)
     inv = np.empty(n_topics)
     coef = np.empty(n_topics)
     for k in range(n_topics):
@@ -221,12 +244,16 @@ def sparse_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topi
             # topics of a nearer word (whose list is in cache by now).
             if i + PREFETCH_DISTANCE < last_token:
                 w_ahead = word_ids[i + PREFETCH_DISTANCE]
-                prefetch_span(wlist, wptr[w_ahead], wptr[w_ahead] + wlen[w_ahead])
+                if w_lo <= w_ahead < w_hi:
+                    prefetch_span(wlist, wptr[w_ahead], wptr[w_ahead] + wlen[w_ahead])
             if i + 2 < last_token:
                 w_ahead = word_ids[i + 2]
-                for j in range(wptr[w_ahead], wptr[w_ahead] + wlen[w_ahead]):
-                    prefetch(word_topic, w_ahead, wlist[j])
+                if w_lo <= w_ahead < w_hi:
+                    for j in range(wptr[w_ahead], wptr[w_ahead] + wlen[w_ahead]):
+                        prefetch(word_topic, w_ahead, wlist[j])
             w = word_ids[i]
+            if w < w_lo or w >= w_hi:
+                continue
             t = topics[i]
             # Remove the token.
             s_sum -= alpha[t] * beta * inv[t]
@@ -369,12 +396,56 @@ def partition_documents(doc_ptr, n_parts):
     return np.maximum.accumulate(np.minimum(bounds, n_docs))
 
 
+_POOLS = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _thread_pool(n_threads):
+    """A process-wide pool per thread count (a sweep is too short to pay for
+    starting threads each time)."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(n_threads)
+        if pool is None:
+            pool = _POOLS[n_threads] = ThreadPoolExecutor(
+                max_workers=n_threads, thread_name_prefix="sklearn_pgtm_sweep")
+        return pool
+
+
+_WORD_BOUNDS_CACHE = {}
+
+
+def _word_bounds(word_ids, n_words, n_parts):
+    """:func:`partition_words`, remembered for the token array of the last
+    calls (a chain sweeps the same tokens many times; the bincount costs 5 %
+    of a two-thread sweep). A stale entry can only unbalance the threads: any
+    cut of the vocabulary gives a correct sweep."""
+    key = (id(word_ids), word_ids.shape[0], n_words, n_parts)
+    bounds = _WORD_BOUNDS_CACHE.get(key)
+    if bounds is None:
+        if len(_WORD_BOUNDS_CACHE) > 8:
+            _WORD_BOUNDS_CACHE.clear()
+        bounds = _WORD_BOUNDS_CACHE[key] = partition_words(word_ids, n_words, n_parts)
+    return bounds
+
+
+def partition_words(word_ids, n_words, n_parts):
+    """Boundaries (n_parts + 1) cutting the vocabulary into contiguous slices
+    of about equal numbers of tokens."""
+    counts = np.bincount(word_ids, minlength=n_words)
+    targets = counts.sum() * np.arange(n_parts + 1) / n_parts
+    bounds = np.searchsorted(np.cumsum(counts), targets, side="left").astype(np.int64)
+    bounds[0] = 0
+    bounds[-1] = n_words
+    return np.maximum.accumulate(np.minimum(bounds, n_words))
+
+
 def lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
               alpha, beta, states, n_jobs=1, method="auto"):
     """One collapsed Gibbs sweep of plain LDA, in place (see module doc).
 
-    ``n_jobs > 1`` runs AD-LDA over ``n_jobs`` document partitions in
-    threads; ``n_jobs`` of ``None`` or 1 is the exact serial sweep.
+    ``n_jobs > 1`` runs the document x vocabulary partitioned sweep in
+    threads (``dense`` and ``sparse``; ``plain`` always runs serially);
+    ``n_jobs`` of ``None`` or 1 is the exact serial sweep.
     """
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
     beta = float(beta)
@@ -386,41 +457,37 @@ def lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
 
         n_jobs = max(1, (os.cpu_count() or 1) + 1 + n_jobs)
     n_docs = doc_ptr.shape[0] - 1
-    if n_jobs <= 1 or n_docs < 2:
+    if n_jobs <= 1 or n_docs < 2 or method == "plain":
         _serial(method, 0, n_docs, doc_ptr, word_ids, topics, doc_topic, word_topic,
                 topic_total, alpha, beta, beta_sum, states)
         return
-    bounds = partition_documents(doc_ptr, n_jobs)
-    n_parts = bounds.shape[0] - 1
-    old_topics = topics.copy()
-    # Partition 0 works in place, the others on private copies of the
-    # topic-word counts taken before the sweep.
-    copies = [(word_topic, topic_total)] + [
-        (word_topic.copy(), topic_total.copy()) for _ in range(n_parts - 1)
-    ]
+    n_words = word_topic.shape[0]
+    doc_bounds = partition_documents(doc_ptr, n_jobs)
+    n_parts = doc_bounds.shape[0] - 1
+    word_bounds = _word_bounds(word_ids, n_words, n_parts)
+    ordered = alpha.shape[0] >= ORDERED_MIN_TOPICS
+    if method == "sparse":
+        wptr, wlist, wlen = _word_lists(word_topic)
 
-    def run(p):
-        wt, tt = copies[p]
-        _serial(method, bounds[p], bounds[p + 1], doc_ptr, word_ids, topics,
-                doc_topic, wt, tt, alpha, beta, beta_sum, states)
+    def run(p, r, local_total):
+        # Sub-round r: documents of block p, words of slice (p + r) mod P.
+        g = (p + r) % n_parts
+        lo, hi = doc_bounds[p], doc_bounds[p + 1]
+        w_lo, w_hi = word_bounds[g], word_bounds[g + 1]
+        if method == "sparse":
+            sparse_sweep_words(lo, hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
+                               local_total, alpha, beta, beta_sum, states, wptr, wlist, wlen,
+                               w_lo, w_hi)
+        else:
+            dense_sweep(lo, hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
+                        local_total, alpha, beta, beta_sum, states, ordered, w_lo, w_hi)
 
-    with ThreadPoolExecutor(max_workers=n_parts) as pool:
-        list(pool.map(run, range(n_parts)))
-    del copies
-    # Merge: add the other partitions' count changes, token by token.
-    for p in range(1, n_parts):
-        _apply_changes(doc_ptr[bounds[p]], doc_ptr[bounds[p + 1]], word_ids,
-                       old_topics, topics, word_topic, topic_total)
+    pool = _thread_pool(n_parts)
+    for r in range(n_parts):
+        start_total = topic_total.copy()
+        local_totals = [topic_total.copy() for _ in range(n_parts)]
+        list(pool.map(run, range(n_parts), [r] * n_parts, local_totals))
+        # Each thread saw its own updates of the topic totals only.
+        topic_total[:] = start_total + sum(t - start_total for t in local_totals)
 
 
-@njit(cache=True, nogil=True)
-def _apply_changes(start, stop, word_ids, old_topics, topics, word_topic, topic_total):
-    for i in range(start, stop):
-        a = old_topics[i]
-        b = topics[i]
-        if a != b:
-            w = word_ids[i]
-            word_topic[w, a] -= 1
-            word_topic[w, b] += 1
-            topic_total[a] -= 1
-            topic_total[b] += 1
