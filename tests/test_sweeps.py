@@ -221,12 +221,13 @@ def test_n_jobs_one_is_the_serial_sweep():
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("method", ["dense", "sparse"])
-def test_partitioned_sweep_visits_every_slice_and_keeps_counts_exact(method):
+@pytest.mark.parametrize("method, K", [("dense", 8), ("dense", ORDERED_MIN_TOPICS + 10),
+                                       ("sparse", 8)])
+def test_partitioned_sweep_visits_every_slice_and_keeps_counts_exact(method, K):
     # Each token belongs to one (document block, word slice) cell, visited in
     # one sub-round: over a few sweeps most tokens move, and the counts stay
     # equal to a recount (threads never share a row).
-    K, V = 8, 30
+    V = 30
     doc_ptr, word_ids, topics, dt, wt, tt = _corpus(n_docs=20, n_words=V, n_topics=K,
                                                     seed=21, min_len=5, max_len=25)
     alpha = np.full(K, 0.3)

@@ -77,6 +77,7 @@ METHODS = ("auto", "plain", "dense", "sparse")
 
 _EMPTY_2D = np.zeros((0, 0))
 _ALL_WORDS = 2**62  # default upper end of the word range: every word
+_NO_ORDERS = np.zeros((0, 0), dtype=np.int64)
 _EMPTY_1D = np.zeros(0)
 
 
@@ -92,7 +93,7 @@ def _dot_shifted(coef, row, beta, n):
 @njit(cache=True, nogil=True)
 def dense_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
                 topic_total, alpha, beta, beta_sum, states, ordered=False, w_lo=0,
-                w_hi=_ALL_WORDS):
+                w_hi=_ALL_WORDS, saved_orders=_NO_ORDERS, order_saved=False):
     """O(K) LDA sweep of documents ``doc_lo:doc_hi``.
 
     Keeps ``coef[k] = (C_dk + alpha_k) / (C_k + V beta)`` for the current
@@ -109,6 +110,10 @@ def dense_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic
 
     Only tokens whose word lies in ``w_lo:w_hi`` are resampled (the
     multi-threaded driver gives each thread its own slice of the vocabulary).
+    The driver visits a document once per slice: ``saved_orders`` (D, K),
+    when given, keeps each document's search order from the first visit
+    (``order_saved=False``: compute and store) for the next ones
+    (``order_saved=True``: reuse), one argsort per document and sweep.
     """
     n_topics = alpha.shape[0]
     inv = np.empty(n_topics)
@@ -122,7 +127,13 @@ def dense_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic
         for k in range(n_topics):
             coef[k] = (doc_topic[d, k] + alpha[k]) * inv[k]
         if ordered:
-            order = np.argsort(-doc_topic[d])
+            if saved_orders.shape[0] == 0:
+                order = np.argsort(-doc_topic[d])
+            elif order_saved:
+                order = saved_orders[d]
+            else:
+                order = np.argsort(-doc_topic[d])
+                saved_orders[d] = order
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
             if i + PREFETCH_DISTANCE < last_token:
                 w_ahead = word_ids[i + PREFETCH_DISTANCE]
@@ -466,6 +477,9 @@ def lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
     n_parts = doc_bounds.shape[0] - 1
     word_bounds = _word_bounds(word_ids, n_words, n_parts)
     ordered = alpha.shape[0] >= ORDERED_MIN_TOPICS
+    saved_orders = _NO_ORDERS
+    if ordered and method == "dense":
+        saved_orders = np.empty((n_docs, alpha.shape[0]), dtype=np.int64)
     if method == "sparse":
         wptr, wlist, wlen = _word_lists(word_topic)
 
@@ -480,7 +494,8 @@ def lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
                                w_lo, w_hi)
         else:
             dense_sweep(lo, hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
-                        local_total, alpha, beta, beta_sum, states, ordered, w_lo, w_hi)
+                        local_total, alpha, beta, beta_sum, states, ordered, w_lo, w_hi,
+                        saved_orders, r > 0)
 
     pool = _thread_pool(n_parts)
     for r in range(n_parts):
