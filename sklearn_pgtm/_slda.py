@@ -123,7 +123,9 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     c : float, default=1.0
         Regularization constant of the response likelihood (``c = 1`` is the
         standard logistic sLDA; the paper uses 25 for binary and 256 for
-        one-vs-all 20-class problems). Any positive real.
+        one-vs-all 20-class problems). Any positive real; tune it (for
+        example with ``GridSearchCV``): too large a value fits the labels of
+        the training documents through their topic assignments.
 
     prior_variance : float, default=1.0
         Variance (nu^2) of the Gaussian prior on the classifier weights eta.

@@ -314,3 +314,17 @@ def test_exp_nonpositive_matches_math_exp():
     # Below the floor: exp(-700), never 0, inf or NaN.
     apply(np.array([-701.0, -1e300, -np.inf]), out[:3])
     np.testing.assert_allclose(out[:3], np.exp(-700.0), rtol=4e-16)
+
+
+def test_more_threads_than_words_or_documents():
+    # n_jobs is capped by the number of documents and of words.
+    K = 3
+    for n_docs, V in [(2, 1), (5, 2)]:
+        doc_ptr, word_ids, topics, dt, wt, tt = _corpus(n_docs=n_docs, n_words=V, n_topics=K,
+                                                        seed=3)
+        for method in ("dense", "sparse"):
+            lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, np.full(K, 0.5), 0.1,
+                      make_streams(0, n_docs), n_jobs=4, method=method)
+            dt2, wt2, tt2 = _recount(doc_ptr, word_ids, topics, V, K)
+            np.testing.assert_array_equal(wt2, wt)
+            np.testing.assert_array_equal(tt2, tt)

@@ -69,7 +69,7 @@ import numpy as np
 from numba import njit
 
 from ._intrinsics import PREFETCH_DISTANCE, prefetch, prefetch_row, prefetch_span
-from ._random import uniform
+from ._random import search_cumulative, uniform
 from ._sweeps import ORDERED_MIN_TOPICS, sample_topics
 
 SPARSE_MIN_TOPICS = 300
@@ -306,15 +306,7 @@ def sparse_sweep_words(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, wor
             u = uniform(state) * (s_sum + r_sum + q_sum)
             new = -1
             if u < q_sum and nw > 0:
-                lo = 0
-                hi = nw - 1
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if qcum[mid] > u:
-                        hi = mid
-                    else:
-                        lo = mid + 1
-                new = wlist[base + lo]
+                new = wlist[base + search_cumulative(qcum, nw, u)]
             else:
                 u -= q_sum
                 if u < r_sum and nd > 0:
@@ -332,16 +324,7 @@ def sparse_sweep_words(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, wor
                     for k in range(n_topics):
                         total += alpha[k] * beta * inv[k]
                         scum[k] = total
-                    u = min(u, total)
-                    lo = 0
-                    hi = n_topics - 1
-                    while lo < hi:
-                        mid = (lo + hi) >> 1
-                        if scum[mid] > u:
-                            hi = mid
-                        else:
-                            lo = mid + 1
-                    new = lo
+                    new = search_cumulative(scum, n_topics, min(u, total))
             # Add the token back with its new topic.
             topics[i] = new
             s_sum -= alpha[new] * beta * inv[new]
@@ -395,16 +378,23 @@ def _serial(method, lo, hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
         )
 
 
+def _balanced_cuts(cumulative, n_parts):
+    """Boundaries (n_parts + 1) cutting n items, whose token offsets are
+    ``cumulative`` (n + 1 values from 0), into contiguous blocks of about
+    equal numbers of tokens."""
+    n_items = cumulative.shape[0] - 1
+    n_parts = max(1, min(int(n_parts), max(n_items, 1)))
+    targets = cumulative[-1] * np.arange(n_parts + 1) / n_parts
+    bounds = np.searchsorted(cumulative, targets, side="left").astype(np.int64)
+    bounds[0] = 0
+    bounds[-1] = n_items
+    return np.maximum.accumulate(np.minimum(bounds, n_items))
+
+
 def partition_documents(doc_ptr, n_parts):
     """Boundaries (n_parts + 1) cutting documents into contiguous blocks of
     about equal numbers of tokens."""
-    n_docs = doc_ptr.shape[0] - 1
-    n_parts = max(1, min(int(n_parts), max(n_docs, 1)))
-    targets = doc_ptr[-1] * np.arange(n_parts + 1) / n_parts
-    bounds = np.searchsorted(doc_ptr, targets, side="left").astype(np.int64)
-    bounds[0] = 0
-    bounds[-1] = n_docs
-    return np.maximum.accumulate(np.minimum(bounds, n_docs))
+    return _balanced_cuts(doc_ptr, n_parts)
 
 
 _POOLS = {}
@@ -442,12 +432,9 @@ def _word_bounds(word_ids, n_words, n_parts):
 def partition_words(word_ids, n_words, n_parts):
     """Boundaries (n_parts + 1) cutting the vocabulary into contiguous slices
     of about equal numbers of tokens."""
-    counts = np.bincount(word_ids, minlength=n_words)
-    targets = counts.sum() * np.arange(n_parts + 1) / n_parts
-    bounds = np.searchsorted(np.cumsum(counts), targets, side="left").astype(np.int64)
-    bounds[0] = 0
-    bounds[-1] = n_words
-    return np.maximum.accumulate(np.minimum(bounds, n_words))
+    cumulative = np.zeros(n_words + 1, dtype=np.int64)
+    np.cumsum(np.bincount(word_ids, minlength=n_words), out=cumulative[1:])
+    return _balanced_cuts(cumulative, n_parts)
 
 
 def lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
@@ -468,13 +455,13 @@ def lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
 
         n_jobs = max(1, (os.cpu_count() or 1) + 1 + n_jobs)
     n_docs = doc_ptr.shape[0] - 1
-    if n_jobs <= 1 or n_docs < 2 or method == "plain":
+    n_words = word_topic.shape[0]
+    n_parts = min(n_jobs, n_docs, n_words)
+    if n_parts <= 1 or method == "plain":
         _serial(method, 0, n_docs, doc_ptr, word_ids, topics, doc_topic, word_topic,
                 topic_total, alpha, beta, beta_sum, states)
         return
-    n_words = word_topic.shape[0]
-    doc_bounds = partition_documents(doc_ptr, n_jobs)
-    n_parts = doc_bounds.shape[0] - 1
+    doc_bounds = partition_documents(doc_ptr, n_parts)
     word_bounds = _word_bounds(word_ids, n_words, n_parts)
     ordered = alpha.shape[0] >= ORDERED_MIN_TOPICS
     saved_orders = _NO_ORDERS

@@ -188,10 +188,9 @@ def beta(state, a, b):
 
 
 @njit(cache=True, inline="always")
-def categorical(state, cumulative, n):
-    """Index drawn from the unnormalized cumulative weights ``cumulative[:n]``."""
-    u = uniform(state) * cumulative[n - 1]
-    # Binary search: the first index whose cumulative weight exceeds u.
+def search_cumulative(cumulative, n, u):
+    """First index of ``cumulative[:n]`` (non-decreasing) whose value exceeds
+    ``u`` (binary search; n - 1 if none does)."""
     lo = 0
     hi = n - 1
     while lo < hi:
@@ -201,6 +200,12 @@ def categorical(state, cumulative, n):
         else:
             lo = mid + 1
     return lo
+
+
+@njit(cache=True, inline="always")
+def categorical(state, cumulative, n):
+    """Index drawn from the unnormalized cumulative weights ``cumulative[:n]``."""
+    return search_cumulative(cumulative, n, uniform(state) * cumulative[n - 1])
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
