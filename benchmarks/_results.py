@@ -3,6 +3,8 @@
 Each benchmark owns the text between ``<!-- BEGIN name -->`` and
 ``<!-- END name -->``; re-running it replaces only its own section, so the
 benchmarks can be run one at a time or together by ``benchmarks/run.py``.
+Smoke runs (``--quick``) write to RESULTS-quick.md (not tracked), so that they
+never replace a full result.
 """
 
 import datetime
@@ -12,6 +14,7 @@ import re
 import sys
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
+QUICK_RESULTS = os.path.join(os.path.dirname(RESULTS), "RESULTS-quick.md")
 HEADER = (
     "# Benchmark results\n\n"
     "Every table below was produced by the command shown above it, on the\n"
@@ -26,8 +29,9 @@ def command_line():
 
 
 def write_section(name, title, body, command=None):
-    """Replace (or append) section ``name`` of RESULTS.md."""
+    """Replace (or append) section ``name`` of RESULTS.md (RESULTS-quick.md for --quick)."""
     command = command or command_line()
+    path = QUICK_RESULTS if "--quick" in sys.argv[1:] else RESULTS
     stamp = datetime.date.today().isoformat()
     section = (
         f"<!-- BEGIN {name} -->\n## {title}\n\n"
@@ -35,7 +39,7 @@ def write_section(name, title, body, command=None):
         f"Date: {stamp}; Python {platform.python_version()}, {platform.machine()}\n\n"
         f"{body.rstrip()}\n<!-- END {name} -->\n"
     )
-    text = open(RESULTS).read() if os.path.exists(RESULTS) else HEADER
+    text = open(path).read() if os.path.exists(path) else HEADER
     pattern = re.compile(
         rf"<!-- BEGIN {re.escape(name)} -->.*?<!-- END {re.escape(name)} -->\n?", re.S
     )
@@ -43,7 +47,7 @@ def write_section(name, title, body, command=None):
         text = pattern.sub(lambda _: section, text)
     else:
         text = text.rstrip() + "\n\n" + section
-    with open(RESULTS, "w") as f:
+    with open(path, "w") as f:
         f.write(text)
 
 

@@ -85,6 +85,7 @@ def main(quick=False):
     print(body)
     write_section("ctm_20news_stability",
                   "CorrelatedTopicModel on all of 20 Newsgroups, K = 100: stability", body)
+    return {f"{row[0]} {row[1]}": row[4] for row in rows}
 
 
 if __name__ == "__main__":

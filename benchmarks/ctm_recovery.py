@@ -99,6 +99,7 @@ def main(quick=False):
     )
     print(body)
     write_section("ctm_recovery", "CorrelatedTopicModel: recovery of topic correlations", body)
+    return {f"r {row[0]} {row[1]} (target 0.8)": float(row[3]) for row in rows}
 
 
 if __name__ == "__main__":

@@ -79,6 +79,9 @@ def main(quick=False):
     )
     write_section("eblda_coverage", "EmpiricalBayesLDA: spread of h_hat vs reported covariance",
                   body)
+    # sd across chains / reported sd (alpha, eta), default batches
+    return {f"{row[0]} sd ratio (alpha, eta)": (float(row[6]), float(row[9]))
+            for row in rows if "default" in row[1]}
 
 
 if __name__ == "__main__":

@@ -107,7 +107,7 @@ def main(quick=False):
         + f"\n\nAll within target: {'yes' if ok_all else 'NO'}."
     )
     write_section("eblda_recovery", "EmpiricalBayesLDA: recovery of (alpha, eta)", body)
-    return ok_all
+    return {"every estimate within its tolerance": bool(ok_all)}
 
 
 if __name__ == "__main__":

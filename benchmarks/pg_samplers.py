@@ -132,6 +132,7 @@ def main(quick=False):
     )
     print(body)
     write_section("pg_samplers", "Pólya-Gamma samplers (Chen et al. 2013, Table 3 layout)", body)
+    return {f"{row[0].split(' (')[0]} b={row[1]} c={row[2]}": row[5] for row in speed_rows}
 
 
 if __name__ == "__main__":
