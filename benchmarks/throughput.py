@@ -69,7 +69,9 @@ def _n_iter(first_seconds, budget, max_iter):
     return int(np.clip(budget / max(first_seconds, 1e-6), 1, max_iter))
 
 
-def time_ours(X, K, method, n_jobs, budget, max_iter, n_warm=1):
+def _chain_sweeper(X, K, method, n_jobs):
+    """A new chain from the fixed random start: (number of tokens, ``sweep``),
+    where ``sweep()`` runs one sweep of it (the caller times it)."""
     from sklearn_pgtm._base import random_topic_state, to_tokens
     from sklearn_pgtm._kernels._fast_sweeps import lda_sweep
     from sklearn_pgtm._kernels._random import make_streams
@@ -83,6 +85,12 @@ def time_ours(X, K, method, n_jobs, budget, max_iter, n_warm=1):
         lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, BETA, states,
                   n_jobs=n_jobs, method=method)
 
+    return word_ids.shape[0], sweep
+
+
+def time_ours(X, K, method, n_jobs, budget, max_iter, n_warm=1):
+    n_tokens, sweep = _chain_sweeper(X, K, method, n_jobs)
+
     for _ in range(n_warm - 1):
         sweep()
     t0 = time.perf_counter()
@@ -91,29 +99,19 @@ def time_ours(X, K, method, n_jobs, budget, max_iter, n_warm=1):
     t0 = time.perf_counter()
     for _ in range(n):
         sweep()
-    return word_ids.shape[0] * n / (time.perf_counter() - t0), n
+    return n_tokens * n / (time.perf_counter() - t0), n
 
 
 def time_one_vs_two_threads(X, K, method, budget, max_iter, n_warm=1):
     """Rates of one chain on 1 thread and one on 2 threads, their sweeps
     alternated (each chain from its own random start, timed sweep by sweep),
     so that a change of machine speed during the run hits both alike."""
-    from sklearn_pgtm._base import random_topic_state, to_tokens
-    from sklearn_pgtm._kernels._fast_sweeps import lda_sweep
-    from sklearn_pgtm._kernels._random import make_streams
-
-    doc_ptr, word_ids = to_tokens(X)
-    alpha = np.full(K, ALPHA)
-    chains = {}
-    for n_jobs in (1, 2):
-        topics, dt, wt, tt = random_topic_state(doc_ptr, word_ids, K, X.shape[1], 0)
-        chains[n_jobs] = (topics, dt, wt, tt, make_streams(1, X.shape[0]))
+    chains = {n_jobs: _chain_sweeper(X, K, method, n_jobs) for n_jobs in (1, 2)}
+    n_tokens = chains[1][0]
 
     def sweep(n_jobs):
-        topics, dt, wt, tt, states = chains[n_jobs]
         t0 = time.perf_counter()
-        lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, BETA, states,
-                  n_jobs=n_jobs, method=method)
+        chains[n_jobs][1]()
         return time.perf_counter() - t0
 
     for _ in range(n_warm):
@@ -123,7 +121,7 @@ def time_one_vs_two_threads(X, K, method, budget, max_iter, n_warm=1):
     for _ in range(n):
         for n_jobs in (1, 2):
             seconds[n_jobs] += sweep(n_jobs)
-    return {j: (word_ids.shape[0] * n / seconds[j], n) for j in (1, 2)}
+    return {j: (n_tokens * n / seconds[j], n) for j in (1, 2)}
 
 
 def tomotopy_model(X, vocab, K):
@@ -221,8 +219,6 @@ def main(quick=False):
         n_warm = 1 if quick else (2 if K >= 1000 else 3)
         for method in ("plain", "dense", "sparse"):
             r[method] = time_ours(X, K, method, 1, budget, max_iter, n_warm)
-        from sklearn_pgtm._kernels._fast_sweeps import resolve_method
-
         pair = time_one_vs_two_threads(X, K, "auto", budget, max_iter, n_warm)
         r["auto (paired with x2)"] = pair[1]
         r["auto x2"] = pair[2]

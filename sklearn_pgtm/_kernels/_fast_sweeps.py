@@ -127,13 +127,12 @@ def dense_sweep(doc_lo, doc_hi, doc_ptr, word_ids, topics, doc_topic, word_topic
         for k in range(n_topics):
             coef[k] = (doc_topic[d, k] + alpha[k]) * inv[k]
         if ordered:
-            if saved_orders.shape[0] == 0:
-                order = np.argsort(-doc_topic[d])
-            elif order_saved:
+            if order_saved:
                 order = saved_orders[d]
             else:
                 order = np.argsort(-doc_topic[d])
-                saved_orders[d] = order
+                if saved_orders.shape[0] > 0:
+                    saved_orders[d] = order
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
             if i + PREFETCH_DISTANCE < last_token:
                 w_ahead = word_ids[i + PREFETCH_DISTANCE]
@@ -486,10 +485,10 @@ def lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
 
     pool = _thread_pool(n_parts)
     for r in range(n_parts):
-        start_total = topic_total.copy()
         local_totals = [topic_total.copy() for _ in range(n_parts)]
         list(pool.map(run, range(n_parts), [r] * n_parts, local_totals))
-        # Each thread saw its own updates of the topic totals only.
-        topic_total[:] = start_total + sum(t - start_total for t in local_totals)
+        # Each thread saw its own updates of the topic totals only (the shared
+        # totals are untouched during the sub-round): add up their changes.
+        topic_total += sum(t - topic_total for t in local_totals)
 
 
