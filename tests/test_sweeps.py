@@ -279,6 +279,26 @@ def test_partition_and_method_rules():
         resolve_method("fast", 10)
 
 
+def test_word_bounds_cache_never_serves_another_array():
+    # The cuts decide the partitioned sweep's order: a new token array must
+    # get its own cuts even when it reuses the id of a freed one.
+    from sklearn_pgtm._kernels import _fast_sweeps
+
+    skewed = np.repeat(np.arange(10, dtype=np.int64), [100] + [1] * 9)
+    uniform_ids = np.repeat(np.arange(10, dtype=np.int64), 11)
+    first = _fast_sweeps._word_bounds(skewed, 10, 2)
+    np.testing.assert_array_equal(first, _fast_sweeps.partition_words(skewed, 10, 2))
+    assert _fast_sweeps._word_bounds(skewed, 10, 2) is first  # remembered
+    # Plant the skewed array's entry under the uniform array's key, as if the
+    # uniform array had been allocated at the freed array's address.
+    key = (id(uniform_ids), uniform_ids.shape[0], 10, 2)
+    _fast_sweeps._WORD_BOUNDS_CACHE[key] = _fast_sweeps._WORD_BOUNDS_CACHE[
+        (id(skewed), skewed.shape[0], 10, 2)]
+    np.testing.assert_array_equal(_fast_sweeps._word_bounds(uniform_ids, 10, 2),
+                                  _fast_sweeps.partition_words(uniform_ids, 10, 2))
+    assert not np.array_equal(first, _fast_sweeps.partition_words(uniform_ids, 10, 2))
+
+
 def test_eblda_n_jobs_reproducible():
     from sklearn_pgtm import EmpiricalBayesLDA
 

@@ -63,6 +63,7 @@ alpha, beta, states, n_jobs=1, method="auto")`` performs one sweep in place;
 """
 
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -415,16 +416,19 @@ _WORD_BOUNDS_CACHE = {}
 
 
 def _word_bounds(word_ids, n_words, n_parts):
-    """:func:`partition_words`, remembered for the token array of the last
+    """:func:`partition_words`, remembered for the token arrays of the last
     calls (a chain sweeps the same tokens many times; the bincount costs 5 %
-    of a two-thread sweep). A stale entry can only unbalance the threads: any
-    cut of the vocabulary gives a correct sweep."""
+    of a two-thread sweep). An entry holds a weak reference to its array, so
+    a new array that reuses a freed array's id never gets its cuts (the cuts
+    decide the sweep order, hence the random streams' use)."""
     key = (id(word_ids), word_ids.shape[0], n_words, n_parts)
-    bounds = _WORD_BOUNDS_CACHE.get(key)
-    if bounds is None:
-        if len(_WORD_BOUNDS_CACHE) > 8:
-            _WORD_BOUNDS_CACHE.clear()
-        bounds = _WORD_BOUNDS_CACHE[key] = partition_words(word_ids, n_words, n_parts)
+    entry = _WORD_BOUNDS_CACHE.get(key)
+    if entry is not None and entry[0]() is word_ids:
+        return entry[1]
+    if len(_WORD_BOUNDS_CACHE) > 8:
+        _WORD_BOUNDS_CACHE.clear()
+    bounds = partition_words(word_ids, n_words, n_parts)
+    _WORD_BOUNDS_CACHE[key] = (weakref.ref(word_ids), bounds)
     return bounds
 
 
