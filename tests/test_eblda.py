@@ -261,7 +261,7 @@ def test_transform_score_perplexity(fitted):
     np.testing.assert_allclose(model.perplexity(X[:20]), np.exp(-score / n_tokens))
     # Better than a uniform model over the vocabulary.
     assert model.perplexity(X) < X.shape[1]
-    assert model.n_iter_ == 50 + 100 + 20
+    assert model.n_iter_ == 50 + 100 + model.n_final_iter
     assert model.components_.min() >= model.topic_word_prior_ - 1e-12
 
 
