@@ -5,7 +5,8 @@ English stop words removed, min_df=5, max_df=0.5), T = 20 topics. The
 estimator records, per chain iteration, the seconds of the shared collapsed
 topic sweep and of the h-update (histograms of the counts, auxiliaries,
 Gamma draws or HMC, topic alignment, storage); both are measured inside the
-same fit. Target: h-update / z-sweep <= 30%.
+same fit (after a warm-up fit of every configuration on 200 documents, so
+that no timing includes numba's compilation). Target: h-update / z-sweep <= 30%.
 
     python benchmarks/eblda_cost.py [--quick]
 """
@@ -27,6 +28,10 @@ def main(quick=False):
     rows = []
     worst = 0.0
     configs = [("augmentation", True), ("augmentation", False), ("hmc", True), ("hmc", False)]
+    # Warm up: compile / load every kernel first, so no timing includes numba.
+    for sampler, symmetric in configs:
+        EmpiricalBayesLDA(20, sampler=sampler, symmetric_alpha=symmetric, n_samples=4,
+                          burn_in=1, n_final_iter=1, random_state=0).fit(X[:200])
     for sampler, symmetric in configs:
         t0 = time.perf_counter()
         model = EmpiricalBayesLDA(
@@ -44,7 +49,7 @@ def main(quick=False):
     body = (
         f"20 Newsgroups train: D = {X.shape[0]}, V = {X.shape[1]}, {n_tokens} tokens, "
         f"T = 20; {burn_in + n_samples} chain iterations per configuration, times "
-        "averaged over all of them. Target: h-update at most 30% of a z-sweep.\n\n"
+        "averaged over all of them (kernels warmed up first). Target: h-update at most 30% of a z-sweep.\n\n"
         + markdown_table(["sampler", "alpha", "z-sweep ms/iter", "h-update ms/iter",
                           "h-update / z-sweep", "fit s"], rows)
         + f"\n\nLargest ratio: {100 * worst:.1f}% (target <= 30%)."
