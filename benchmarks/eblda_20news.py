@@ -21,6 +21,7 @@ held-out documents are scored by document completion perplexity
 
 import sys
 import time
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -150,9 +151,7 @@ def run_corpus(name, quick, seeds):
     eb_samples, eb_burn = (150, 100) if quick else (1000, 300)
     results, h_values, gem_inside = {}, {}, []
     for seed in seeds:
-        for fold, (X_train, X_test) in enumerate(_folds(X, seed)):
-            if fold >= n_folds_run:
-                break
+        for fold, (X_train, X_test) in enumerate(islice(_folds(X, seed), n_folds_run)):
             unit = 1000 * seed + fold
             t0 = time.perf_counter()
             eb = EmpiricalBayesLDA(T, n_samples=eb_samples, burn_in=eb_burn,
@@ -198,9 +197,9 @@ def _folds(X, seed):
         yield X[keep], X[np.sort(held)]
 
 
-def _verdict(rel):
-    """EB better / tie / worse from paired relative differences (baseline / EB - 1)."""
-    mean, se = rel.mean(), rel.std(ddof=1) / np.sqrt(len(rel))
+def _verdict(mean, se):
+    """EB better / tie / worse from the mean and s.e. of paired relative
+    differences (baseline / EB - 1)."""
     if mean > 2 * se:
         return "EB better"
     if mean < -2 * se:
@@ -231,7 +230,7 @@ def main(quick=False):
                 # paired over units (same training set, same held-out halves)
                 rel = 100 * (values / eb - 1)
                 se = rel.std(ddof=1) / np.sqrt(len(rel))
-                verdict = _verdict(rel)
+                verdict = _verdict(rel.mean(), se)
                 if not label.startswith("empirical Bayes"):
                     verdicts[f"{name}: {label}"] = verdict
                 row += [f"{rel.mean():+.2f}% ± {se:.2f}%",
