@@ -30,11 +30,11 @@ from ._base import (
     random_topic_state,
     to_tokens,
 )
+from ._kernels._stick_breaking import stick_breaking
 from ._kernels._ctm import (
     logistic_normal_update,
     logistic_normal_update_parallel,
     softmax_rows,
-    stick_breaking_proportions,
     stick_breaking_update,
     stick_breaking_update_parallel,
 )
@@ -273,7 +273,7 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         if self.n_components == 1:
             out[:] = 1.0
         elif self.link == "stick_breaking":
-            stick_breaking_proportions(gauss, out)
+            stick_breaking(gauss, out)
         else:
             softmax_rows(gauss, out)
 
@@ -406,7 +406,7 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
             gen = np.random.default_rng(self._infer_seed)
             draws = gen.multivariate_normal(mu, sigma, size=20000, method="cholesky")
             props = np.empty((draws.shape[0], n_topics))
-            stick_breaking_proportions(draws, props)
+            stick_breaking(draws, props)
             logp = np.log(np.maximum(props, 1e-300))
             cov = np.cov((logp - logp.mean(axis=1, keepdims=True)).T)
         sd = np.sqrt(np.maximum(np.diag(cov), 1e-300))

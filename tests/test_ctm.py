@@ -16,12 +16,12 @@ from sklearn_pgtm._kernels._ctm import (
     logistic_normal_update,
     logistic_normal_update_parallel,
     softmax_rows,
-    stick_breaking_proportions,
     stick_breaking_update,
     stick_breaking_update_parallel,
 )
 from sklearn_pgtm._kernels._polyagamma import PG_EXACT, PG_GAUSSIAN
 from sklearn_pgtm._kernels._random import make_streams
+from sklearn_pgtm._kernels._stick_breaking import stick_breaking
 
 
 def correlated_corpus(n_topics=6, n_words=120, n_docs=400, doc_length=80, seed=0):
@@ -146,7 +146,7 @@ def test_parallel_kernels_equal_serial():
 def test_proportions():
     psi = np.array([[0.0, 0.0], [50.0, -3.0], [-800.0, 800.0]])
     out = np.empty((3, 3))
-    stick_breaking_proportions(psi, out)
+    stick_breaking(psi, out)
     np.testing.assert_allclose(out[0], [0.5, 0.25, 0.25])
     np.testing.assert_allclose(out.sum(axis=1), 1.0)
     assert np.all(np.isfinite(out))

@@ -171,23 +171,3 @@ def stick_breaking_update_parallel(doc_topic, doc_lengths, psi, precision, preci
     for d in prange(psi.shape[0]):
         _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precision_mean,
                                  method, n_terms, states)
-
-
-@njit(cache=True)
-def stick_breaking_proportions(psi, out):
-    """out[d] = pi(psi[d]): pi_k = sigmoid(psi_k) prod_{j<k} (1 - sigmoid(psi_j))."""
-    n_docs, n_sticks = psi.shape
-    for d in range(n_docs):
-        log_rest = 0.0
-        for k in range(n_sticks):
-            x = psi[d, k]
-            # log sigmoid(x) and log(1 - sigmoid(x)) without overflow.
-            if x >= 0:
-                log_sig = -math.log1p(math.exp(-x))
-                log_one_minus = -x + log_sig
-            else:
-                log_one_minus = -math.log1p(math.exp(x))
-                log_sig = x + log_one_minus
-            out[d, k] = math.exp(log_rest + log_sig)
-            log_rest += log_one_minus
-        out[d, n_sticks] = math.exp(log_rest)
