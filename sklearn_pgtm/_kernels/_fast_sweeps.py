@@ -62,13 +62,12 @@ alpha, beta, states, n_jobs=1, method="auto")`` performs one sweep in place;
 ``alpha`` is a float64 vector of length K, ``beta`` a float.
 """
 
-import threading
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
 
+from .._parallel import balanced_cuts, effective_n_jobs, thread_pool
 from ._intrinsics import PREFETCH_DISTANCE, prefetch, prefetch_row, prefetch_span
 from ._random import search_cumulative, uniform
 from ._sweeps import ORDERED_MIN_TOPICS, sample_topics
@@ -378,38 +377,10 @@ def _serial(method, lo, hi, doc_ptr, word_ids, topics, doc_topic, word_topic,
         )
 
 
-def _balanced_cuts(cumulative, n_parts):
-    """Boundaries (n_parts + 1) cutting n items, whose token offsets are
-    ``cumulative`` (n + 1 values from 0), into contiguous blocks of about
-    equal numbers of tokens."""
-    n_items = cumulative.shape[0] - 1
-    n_parts = max(1, min(int(n_parts), max(n_items, 1)))
-    targets = cumulative[-1] * np.arange(n_parts + 1) / n_parts
-    bounds = np.searchsorted(cumulative, targets, side="left").astype(np.int64)
-    bounds[0] = 0
-    bounds[-1] = n_items
-    return np.maximum.accumulate(np.minimum(bounds, n_items))
-
-
 def partition_documents(doc_ptr, n_parts):
     """Boundaries (n_parts + 1) cutting documents into contiguous blocks of
     about equal numbers of tokens."""
-    return _balanced_cuts(doc_ptr, n_parts)
-
-
-_POOLS = {}
-_POOLS_LOCK = threading.Lock()
-
-
-def _thread_pool(n_threads):
-    """A process-wide pool per thread count (a sweep is too short to pay for
-    starting threads each time)."""
-    with _POOLS_LOCK:
-        pool = _POOLS.get(n_threads)
-        if pool is None:
-            pool = _POOLS[n_threads] = ThreadPoolExecutor(
-                max_workers=n_threads, thread_name_prefix="sklearn_pgtm_sweep")
-        return pool
+    return balanced_cuts(doc_ptr, n_parts)
 
 
 _WORD_BOUNDS_CACHE = {}
@@ -437,7 +408,7 @@ def partition_words(word_ids, n_words, n_parts):
     of about equal numbers of tokens."""
     cumulative = np.zeros(n_words + 1, dtype=np.int64)
     np.cumsum(np.bincount(word_ids, minlength=n_words), out=cumulative[1:])
-    return _balanced_cuts(cumulative, n_parts)
+    return balanced_cuts(cumulative, n_parts)
 
 
 def lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
@@ -452,11 +423,7 @@ def lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
     beta = float(beta)
     beta_sum = beta * word_topic.shape[0]
     method = resolve_method(method, alpha.shape[0])
-    n_jobs = 1 if n_jobs is None else int(n_jobs)
-    if n_jobs < 0:
-        import os
-
-        n_jobs = max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    n_jobs = effective_n_jobs(n_jobs)
     n_docs = doc_ptr.shape[0] - 1
     n_words = word_topic.shape[0]
     n_parts = min(n_jobs, n_docs, n_words)
@@ -487,7 +454,7 @@ def lda_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
                         local_total, alpha, beta, beta_sum, states, ordered, w_lo, w_hi,
                         saved_orders, r > 0)
 
-    pool = _thread_pool(n_parts)
+    pool = thread_pool(n_parts)
     for r in range(n_parts):
         local_totals = [topic_total.copy() for _ in range(n_parts)]
         list(pool.map(run, range(n_parts), [r] * n_parts, local_totals))

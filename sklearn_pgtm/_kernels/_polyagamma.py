@@ -26,13 +26,20 @@ PG_EXACT = 0
 PG_TRUNCATED = 1
 PG_PG1 = 2
 PG_GAUSSIAN = 3
+PG_AUTO = 4
 
 PG_METHODS = {
     "exact": PG_EXACT,
     "truncated": PG_TRUNCATED,
     "pg1": PG_PG1,
     "gaussian": PG_GAUSSIAN,
+    "auto": PG_AUTO,
 }
+
+# ``PG_AUTO``: exact draws below this b, the moment-matched normal from it on.
+# PROVISIONAL value, to be replaced by the KS measurement of
+# benchmarks/pg_samplers.py (issue 12).
+AUTO_GAUSSIAN_MIN_B = 64.0
 
 _PI = math.pi
 _PI2 = math.pi * math.pi
@@ -463,6 +470,8 @@ def pg_draw(state, b, c, method, n_terms):
     """One PG(b, c) draw with the chosen ``method`` code; 0 for b <= 0."""
     if b <= 0.0:
         return 0.0
+    if method == PG_AUTO:
+        method = PG_GAUSSIAN if b >= AUTO_GAUSSIAN_MIN_B else PG_EXACT
     if method == PG_EXACT:
         return pg_exact(state, b, c)
     if method == PG_TRUNCATED:
@@ -492,7 +501,8 @@ def pg_draw_fast(state, b, c, method, n_terms):
     """:func:`pg_draw` with the Gaussian method inlined in the caller (the
     correlated model draws K of them per document and sub-iteration, where a
     call costs as much as the draw)."""
-    if method == PG_GAUSSIAN and b > 0.0:
+    if b > 0.0 and (method == PG_GAUSSIAN
+                    or (method == PG_AUTO and b >= AUTO_GAUSSIAN_MIN_B)):
         return _pg_gaussian(state, b, c)
     return pg_draw(state, b, c, method, n_terms)
 

@@ -1,0 +1,111 @@
+"""Threads for the numba kernels, and the one meaning of ``n_jobs``.
+
+Every estimator of the package runs its kernels on Python threads: the
+kernels are compiled with ``nogil=True`` and work on a range of units
+(documents, sequences, (topic, word) cells, ...), and :func:`map_ranges`
+calls one kernel per contiguous block of units on a process-wide thread pool.
+No kernel uses numba's own ``parallel=True`` threading layers, so concurrent
+calls from several Python threads are safe whatever ``NUMBA_THREADING_LAYER``
+says, and every unit draws from its own random stream: results depend on
+``random_state`` (and, for the partitioned topic sweeps, on ``n_jobs``), never
+on how the blocks are scheduled.
+
+``n_jobs`` means the same everywhere (:func:`effective_n_jobs`): ``None`` is
+1, a positive value is that many threads, ``-1`` all cores, ``-2`` all but
+one, and so on; 0 is an error. The count is capped by the cores this process
+may use and by the number of units to share.
+"""
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+__all__ = ["available_cores", "balanced_cuts", "effective_n_jobs", "map_ranges"]
+
+
+def available_cores():
+    """Number of cores this process may run on (its CPU affinity when known)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def effective_n_jobs(n_jobs, n_units=None):
+    """Threads to use for ``n_jobs``, capped by the cores and by ``n_units``.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        ``None`` means 1; negative values count from the number of cores
+        (``-1``: all of them); 0 raises ``ValueError``.
+    n_units : int, default=None
+        Number of independent units to share (documents, classes, ...); no
+        more threads than units are used.
+
+    Returns
+    -------
+    n_threads : int
+        At least 1.
+    """
+    if n_jobs is None:
+        n = 1
+    else:
+        n_jobs = int(n_jobs)
+        if n_jobs == 0:
+            raise ValueError("n_jobs == 0 has no meaning; use None or 1 for one thread, "
+                             "-1 for all cores.")
+        cores = available_cores()
+        n = n_jobs if n_jobs > 0 else max(1, cores + 1 + n_jobs)
+        n = min(n, cores)
+    if n_units is not None:
+        n = min(n, max(int(n_units), 1))
+    return max(n, 1)
+
+
+def balanced_cuts(cumulative, n_parts):
+    """Boundaries (``n_parts + 1`` values) cutting items into contiguous blocks
+    of about equal weight.
+
+    ``cumulative`` holds the ``n + 1`` running totals of the items' weights
+    (from 0), e.g. ``doc_ptr`` for documents weighed by their tokens.
+    """
+    cumulative = np.asarray(cumulative)
+    n_items = cumulative.shape[0] - 1
+    n_parts = max(1, min(int(n_parts), max(n_items, 1)))
+    targets = cumulative[-1] * np.arange(n_parts + 1) / n_parts
+    bounds = np.searchsorted(cumulative, targets, side="left").astype(np.int64)
+    bounds[0] = 0
+    bounds[-1] = n_items
+    return np.maximum.accumulate(np.minimum(bounds, n_items))
+
+
+_POOLS = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def thread_pool(n_threads):
+    """A process-wide pool per thread count (kernels are too short to pay for
+    starting threads at every call)."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(n_threads)
+        if pool is None:
+            pool = _POOLS[n_threads] = ThreadPoolExecutor(
+                max_workers=n_threads, thread_name_prefix="sklearn_pgtm")
+        return pool
+
+
+def map_ranges(kernel, bounds):
+    """Call ``kernel(lo, hi)`` for every block ``bounds[p]:bounds[p + 1]``.
+
+    One block runs in the calling thread; more run on the pool, one thread
+    per block, and the call returns when all are done (the first exception
+    raised by a block is re-raised). Returns the list of the blocks' results.
+    """
+    blocks = [(int(bounds[p]), int(bounds[p + 1])) for p in range(len(bounds) - 1)]
+    if len(blocks) == 1:
+        return [kernel(*blocks[0])]
+    futures = [thread_pool(len(blocks)).submit(kernel, lo, hi) for lo, hi in blocks]
+    return [future.result() for future in futures]
