@@ -22,6 +22,8 @@ import math
 
 from numba import njit
 
+from ._polyagamma import pg_draw
+
 
 @njit(cache=True, nogil=True, inline="always")
 def log_sigmoid_pair(x):
@@ -75,3 +77,26 @@ def stick_counts(counts, out):
         for k in range(n_categories - 1, 0, -1):
             rest += counts[i, k]
             out[i, k - 1] = rest + counts[i, k - 1]
+
+
+@njit(cache=True, nogil=True)
+def draw_stick_augmentation(counts, psi, method, n_terms, states, lo, hi, omega, kappa):
+    """Pólya-Gamma augmentation of rows ``lo:hi`` of a stick-breaking multinomial.
+
+    For each row ``i`` with counts ``counts[i]`` (K categories) and logits
+    ``psi[i]`` (K - 1), fills ``kappa[i, k] = x_ik - N_ik / 2`` and draws
+    ``omega[i, k] ~ PG(N_ik, psi_ik)`` (0 where the stick count ``N_ik`` is 0)
+    from the row's own stream ``states[i]``. ``method`` / ``n_terms`` select
+    the PG sampler (:data:`~sklearn_pgtm._kernels._polyagamma.PG_METHODS`).
+    """
+    n_categories = counts.shape[1]
+    for i in range(lo, hi):
+        state = states[i]
+        rest = 0.0
+        for k in range(n_categories):
+            rest += counts[i, k]
+        for k in range(n_categories - 1):
+            x = float(counts[i, k])
+            kappa[i, k] = x - 0.5 * rest
+            omega[i, k] = pg_draw(state, rest, psi[i, k], method, n_terms) if rest > 0 else 0.0
+            rest -= x
