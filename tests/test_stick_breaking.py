@@ -5,6 +5,7 @@ from scipy.special import expit
 from scipy.stats import binom, multinomial
 
 from sklearn_pgtm._kernels._stick_breaking import (
+    draw_stick_augmentation,
     inverse_stick_breaking,
     stick_breaking,
     stick_counts,
