@@ -1,51 +1,103 @@
-"""Shared plumbing of the estimators: input validation, token arrays, random
-streams, inference of document topics with fixed topics, progress reports.
+"""What every topic model of the package shares: input validation, the token
+arrays, the Gibbs run loop with its trace, and one post-fit layer.
 
-Every estimator of the package converts a document-term count matrix once
-into flat token arrays (``doc_ptr``, ``word_ids``) and runs the numba
-kernels of :mod:`sklearn_pgtm._kernels` on them.
+- :func:`check_counts` validates a document-term count matrix the same way for
+  every estimator and :func:`to_tokens` turns it into flat token arrays.
+- :class:`GibbsTopicModel` is the base of the family: ``fit`` validates the
+  counts, starts (or, with ``warm_start``, continues) a run, sweeps it
+  ``max_iter`` times while recording a :class:`ChainTrace`, and finishes the
+  fitted attributes; each model supplies only its own steps (``_start_run``,
+  ``_sweep``, ``_log_likelihood``, ``_finish``). The post-fit methods
+  (``transform``, ``sample_transform``, ``score``, ``perplexity``,
+  ``get_feature_names_out``) are written once here, on top of one model hook,
+  ``_posterior``: posterior draws and means of documents' topic proportions
+  with the topics fixed.
+- ``components_`` has scikit-learn's meaning in every model (that of
+  :class:`~sklearn.decomposition.LatentDirichletAllocation`): unnormalized
+  topic-word pseudo-counts, the topic-word prior plus the topic-word counts
+  averaged over the kept sweeps; normalized rows are the posterior mean
+  topics.
 """
 
+import functools
 import time
+import warnings
+from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_non_negative, validate_data
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
+from ._chain import infer_topics
 from ._kernels._likelihood import log_predictive
-from ._kernels._random import document_streams, make_streams
-from ._kernels._sweeps import initialize_topics, sample_topics
+from ._kernels._random import dirichlet_rows, document_streams, seed_from
+from ._kernels._sweeps import TokenTopics
+from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
+from .exceptions import ChainDivergenceError
 
-_EMPTY_2D = np.zeros((0, 0))
-_EMPTY_1D = np.zeros(0)
+# A document longer than this cannot be held in the int32 count matrices.
+MAX_DOCUMENT_TOKENS = np.iinfo(np.int32).max
+# More non-integer entries than this fraction: the input is evidently not counts.
+_FRACTIONAL_WARNING_SHARE = 0.5
+
+#: ``_parameter_constraints`` entry of ``n_jobs`` in every estimator: None, or
+#: a nonzero integer (see :func:`sklearn_pgtm._parallel.effective_n_jobs`).
+N_JOBS_CONSTRAINT = [
+    None,
+    Interval(Integral, None, -1, closed="right"),
+    Interval(Integral, 1, None, closed="left"),
+]
+
+
+# --------------------------------------------------------------------------
+# input
+# --------------------------------------------------------------------------
 
 
 def check_counts(estimator, X, *, reset, whom=None):
-    """Validate a document-term count matrix and return it as CSR int counts.
+    """Validate a document-term count matrix and return it as CSR int64 counts.
 
     - sparse or dense input; NaN and infinite values raise ``ValueError``
       (from :func:`~sklearn.utils.validation.validate_data`);
     - negative values raise ``ValueError("Negative values in data passed
       to ...")``;
-    - non-integer values are rounded to the nearest integer (documented
-      behaviour: topic models count tokens);
+    - non-integer values are rounded to the nearest integer (topic models
+      count tokens), with a ``UserWarning`` when most nonzero entries are
+      fractional (TF-IDF or normalized input is not counts);
+    - a document with more tokens than the int32 counts can hold raises
+      ``ValueError``;
     - at predict / transform time a wrong number of features raises
       ``ValueError`` naming both numbers.
 
-    Returns a ``scipy.sparse.csr_matrix`` of ``int64`` with explicit zeros
-    removed.
+    Returns a ``scipy.sparse.csr_matrix`` of ``int64`` with sorted indices and
+    explicit zeros removed.
     """
-    whom = whom or f"{type(estimator).__name__}"
-    X = validate_data(
-        estimator,
-        X,
-        reset=reset,
-        accept_sparse="csr",
-        dtype=[np.float64, np.float32],
-    )
+    whom = whom or type(estimator).__name__
+    X = validate_data(estimator, X, reset=reset, accept_sparse="csr",
+                      dtype=[np.float64, np.float32])
     check_non_negative(X, whom)
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    X.eliminate_zeros()
+    if X.nnz:
+        fractional = np.count_nonzero(X.data != np.rint(X.data))
+        if fractional > _FRACTIONAL_WARNING_SHARE * X.nnz:
+            warnings.warn(
+                f"{whom}: {fractional} of the {X.nnz} nonzero entries of X are not "
+                "integers; X should hold word counts (e.g. from CountVectorizer, not "
+                "TfidfVectorizer). The values are rounded to the nearest integer.",
+                UserWarning, stacklevel=3)
     X.data = np.rint(X.data)
+    lengths = np.asarray(X.sum(axis=1)).ravel() if X.shape[0] else np.zeros(0)
+    if lengths.size and lengths.max() > MAX_DOCUMENT_TOKENS:
+        raise ValueError(
+            f"{whom}: a document has {lengths.max():.3g} tokens; at most "
+            f"{MAX_DOCUMENT_TOKENS} per document can be expanded into tokens (the counts "
+            "are probably not word counts).")
     X.eliminate_zeros()
     X = X.astype(np.int64)
     X.sort_indices()
@@ -62,88 +114,161 @@ def check_nonempty_corpus(X, whom):
 
 
 def to_tokens(X):
-    """Flat token arrays of a CSR count matrix.
+    """Flat token arrays of a CSR count matrix from :func:`check_counts`.
 
     Returns ``doc_ptr`` (int64, D + 1 offsets) and ``word_ids`` (int32, one
     entry per token, grouped by document, words in column order).
     """
-    counts = X.data.astype(np.int64)
-    word_ids = np.repeat(X.indices.astype(np.int32), counts)
-    doc_lengths = np.asarray(X.sum(axis=1)).ravel().astype(np.int64)
+    word_ids = np.repeat(X.indices.astype(np.int32), X.data)
     doc_ptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
-    np.cumsum(doc_lengths, out=doc_ptr[1:])
+    np.cumsum(np.asarray(X.sum(axis=1)).ravel().astype(np.int64), out=doc_ptr[1:])
     return doc_ptr, word_ids
 
 
-def random_topic_state(doc_ptr, word_ids, n_topics, n_words, seed):
-    """Random initial topics and counts; returns (topics, doc_topic, word_topic, topic_total)."""
-    n_docs = doc_ptr.shape[0] - 1
-    topics = np.zeros(word_ids.shape[0], dtype=np.int32)
-    doc_topic = np.zeros((n_docs, n_topics), dtype=np.int32)
-    word_topic = np.zeros((n_words, n_topics), dtype=np.int32)
-    topic_total = np.zeros(n_topics, dtype=np.int32)
-    states = make_streams(seed, n_docs)
-    initialize_topics(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, states)
-    return topics, doc_topic, word_topic, topic_total
+def keep_state_on_failure(fit):
+    """Decorator of ``fit``: if it raises (bad input, a diverging chain,
+    ``KeyboardInterrupt``), the estimator is restored to its state before the
+    call, so a previous fit stays usable and nothing half-fitted remains."""
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        before = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    return wrapper
 
 
-def infer_doc_topics(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_average=None,
-                     empirical=False):
-    """Topic proportions of documents under fixed topics ``phi`` (V, K).
+# --------------------------------------------------------------------------
+# the run of a chain and its trace
+# --------------------------------------------------------------------------
 
-    Collapsed Gibbs over the tokens' topics with ``p(z = k) ∝ phi[w, k]
-    (C_dk¬n + alpha_k)``; the returned proportions are the posterior mean
-    ``(C_dk + alpha_k) / (N_d + sum alpha)`` averaged over the last
-    ``n_average`` sweeps (default: the second half). Deterministic for a
-    given ``seed``, and a document's result depends only on its own words
-    (its random stream is derived from them), not on the rest of the batch.
-    Documents without tokens get the prior mean.
 
-    With ``empirical=True`` the average of the empirical topic frequencies
-    ``C_dk / N_d`` (the z-bar of supervised LDA) is returned instead; rows of
-    documents without tokens are then zero.
+@dataclass
+class ChainTrace:
+    """Per-sweep record of a fit (``trace_`` of a fitted estimator).
+
+    Attributes
+    ----------
+    log_likelihood : ndarray of shape (n_iter,)
+        The model's training log-likelihood after each sweep (for LDA-type
+        models the collapsed ``log p(w, z | alpha, beta)``).
+    topic_share : ndarray of shape (n_iter, n_topics)
+        Fraction of the tokens assigned to each topic after each sweep.
+    doc_topic_prior : ndarray of shape (n_iter,) or None
+        The (symmetric) document-topic prior at each sweep, when estimated.
+    topic_word_prior : ndarray of shape (n_iter,) or None
+        The topic-word prior at each sweep, when estimated.
+    coef : ndarray of shape (n_iter, n_models, n_topics) or None
+        Classifier weights of each sweep (supervised model).
+    mean : ndarray of shape (n_iter, dim) or None
+        Mean of the documents' Gaussian vectors (correlated model).
     """
-    n_docs = doc_ptr.shape[0] - 1
-    n_topics = phi.shape[1]
-    alpha = np.asarray(alpha, dtype=np.float64)
-    if alpha.ndim == 0:
-        alpha = np.full(n_topics, float(alpha))
-    n_iter = max(int(n_iter), 1)
-    if n_average is None:
-        n_average = max(n_iter // 2, 1)
-    n_average = min(n_average, n_iter)
-    states = document_streams(seed, doc_ptr, word_ids)
-    topics = np.zeros(word_ids.shape[0], dtype=np.int32)
-    doc_topic = np.zeros((n_docs, n_topics), dtype=np.int32)
-    dummy_word_topic = np.zeros((0, n_topics), dtype=np.int32)
-    dummy_total = np.zeros(n_topics, dtype=np.int32)
-    # Initialize from the most likely topic of each word: fewer sweeps needed.
-    topics[:] = np.argmax(phi, axis=1).astype(np.int32)[word_ids] if word_ids.size else 0
-    doc_ids = np.repeat(np.arange(n_docs), np.diff(doc_ptr))
-    np.add.at(doc_topic, (doc_ids, topics), 1)
-    theta_sum = np.zeros((n_docs, n_topics))
-    for it in range(n_iter):
-        sample_topics(
-            doc_ptr, word_ids, topics, doc_topic, dummy_word_topic, dummy_total,
-            alpha, 0.0, 0.0, _EMPTY_2D, phi, _EMPTY_1D, _EMPTY_1D, _EMPTY_1D,
-            _EMPTY_1D, states,
-        )
-        if it >= n_iter - n_average:
-            theta_sum += doc_topic
-    if empirical:
-        lengths = np.diff(doc_ptr).astype(np.float64)
-        return theta_sum / (n_average * np.maximum(lengths, 1.0))[:, None]
-    theta = theta_sum / n_average + alpha
-    theta /= theta.sum(axis=1, keepdims=True)
-    return theta
+
+    log_likelihood: list = field(default_factory=list)
+    topic_share: list = field(default_factory=list)
+    doc_topic_prior: list = field(default_factory=list)
+    topic_word_prior: list = field(default_factory=list)
+    coef: list = field(default_factory=list)
+    mean: list = field(default_factory=list)
+
+    def record(self, **values):
+        for name, value in values.items():
+            getattr(self, name).append(np.copy(value) if np.ndim(value) else float(value))
+
+    def frozen(self):
+        """A copy whose fields are arrays (None for fields never recorded)."""
+        return ChainTrace(**{name: (np.array(values) if len(values) else None)
+                             for name, values in vars(self).items()})
 
 
-def log_likelihood_per_token(doc_ptr, word_ids, theta, phi):
-    """Mean plug-in log-likelihood per token, ``log(theta_d . phi[:, w])``."""
-    n_tokens = word_ids.shape[0]
-    if n_tokens == 0:
+@dataclass
+class GibbsRun:
+    """The whole state of a model's Markov chain between sweeps.
+
+    Attributes
+    ----------
+    chain : TopicChain
+    priors : DirichletPriors
+    iteration : int
+        Sweeps done (kept across ``warm_start`` fits).
+    trace : ChainTrace
+    word_topic_sum : ndarray of shape (n_words, n_topics)
+        Sum of the topic-word counts over the kept sweeps.
+    n_kept : int
+        Number of kept sweeps in ``word_topic_sum``.
+    """
+
+    chain: object
+    priors: object
+    iteration: int = 0
+    trace: ChainTrace = field(default_factory=ChainTrace)
+    word_topic_sum: np.ndarray = None
+    n_kept: int = 0
+
+    def keep_counts(self):
+        """Add the current topic-word counts to the averaged ones."""
+        if self.word_topic_sum is None:
+            self.word_topic_sum = np.zeros(self.chain.word_topic.shape)
+        self.word_topic_sum += self.chain.word_topic
+        self.n_kept += 1
+
+    def topic_share(self):
+        """Fraction of the tokens in each topic."""
+        return self.chain.topic_total / max(self.chain.n_tokens, 1)
+
+    def mean_counts(self):
+        """Topic-word counts averaged over the kept sweeps (the last sweep's
+        counts if none was kept), as (n_topics, n_words)."""
+        if self.n_kept == 0:
+            return self.chain.word_topic.T.astype(np.float64)
+        return (self.word_topic_sum / self.n_kept).T
+
+
+def trend_z_score(values):
+    """z-score of the linear trend of ``values`` (a stretch of a chain's
+    log-likelihood trace): the rise of the least-squares line over the
+    stretch divided by its standard error, the residuals' lag-1
+    autocorrelation inflating the error as for an AR(1) series. 0 for fewer
+    than 4 values."""
+    values = np.asarray(values, dtype=np.float64)
+    n = values.shape[0]
+    if n < 4:
         return 0.0
-    return log_predictive(doc_ptr, word_ids, theta, phi) / n_tokens
+    t = np.arange(n) - (n - 1) / 2.0
+    slope = t @ (values - values.mean()) / (t @ t)
+    resid = values - values.mean() - slope * t
+    var = resid @ resid / (n - 2)
+    if var == 0.0:
+        return 0.0 if slope == 0 else float(np.sign(slope) * np.inf)
+    r = np.clip(resid[1:] @ resid[:-1] / (resid @ resid), 0.0, 0.95)
+    se = np.sqrt(var / (t @ t) * (1 + r) / (1 - r))
+    return float(slope / se)
+
+
+def warn_if_trending(trace, whom, setting="max_iter", z_threshold=4.0):
+    """``ConvergenceWarning`` when the second half of the log-likelihood trace
+    still rises (z-score of :func:`trend_z_score` above ``z_threshold``)."""
+    values = np.asarray(trace)
+    z = trend_z_score(values[values.shape[0] // 2:])
+    if z > z_threshold:
+        warnings.warn(
+            f"{whom}: the training log-likelihood still rises over the second half of the "
+            f"chain (trend z-score {z:.1f}); the chain may not have converged. Increase "
+            f"{setting} (or continue the fit with warm_start=True).",
+            ConvergenceWarning, stacklevel=3)
+
+
+def check_finite(values, whom, what, setting):
+    """Raise :class:`ChainDivergenceError` naming ``setting`` if ``values``
+    is not all finite."""
+    if not np.all(np.isfinite(values)):
+        raise ChainDivergenceError(
+            f"{whom}: {what} became non-finite; the chain diverged. Change {setting}.")
 
 
 class ProgressReporter:
@@ -164,16 +289,303 @@ class ProgressReporter:
         return (iteration + 1) % every == 0 or iteration + 1 == n_iter
 
     def report(self, iteration, n_iter, **values):
-        parts = " ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in values.items())
-        print(
-            f"[{self.name}] iteration {iteration + 1}/{n_iter} {parts} "
-            f"time={time.perf_counter() - self.start:.2f}s",
-            flush=True,
-        )
+        parts = " ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}"
+                         for k, v in values.items())
+        print(f"[{self.name}] iteration {iteration + 1}/{n_iter} {parts} "
+              f"time={time.perf_counter() - self.start:.2f}s", flush=True)
 
     def summary(self, message):
         if self.verbose:
-            print(
-                f"[{self.name}] done in {time.perf_counter() - self.start:.2f}s: {message}",
-                flush=True,
-            )
+            print(f"[{self.name}] done in {time.perf_counter() - self.start:.2f}s: {message}",
+                  flush=True)
+
+
+# --------------------------------------------------------------------------
+# inference of document topics with the topics fixed
+# --------------------------------------------------------------------------
+
+
+def initial_topics(doc_ptr, word_ids, phi):
+    """Every token at its word's most likely topic (fewer sweeps needed than
+    from random topics); returns the :class:`TokenTopics` of the documents."""
+    n_docs, n_topics = doc_ptr.shape[0] - 1, phi.shape[1]
+    topics = (np.argmax(phi, axis=1).astype(np.int32)[word_ids] if word_ids.size
+              else np.zeros(0, dtype=np.int32))
+    doc_topic = np.zeros((n_docs, n_topics), dtype=np.int32)
+    np.add.at(doc_topic, (np.repeat(np.arange(n_docs), np.diff(doc_ptr)), topics), 1)
+    return TokenTopics(doc_ptr, word_ids, topics, doc_topic)
+
+
+def dirichlet_posterior(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_jobs=None,
+                        n_samples=0, n_average=None):
+    """Posterior of documents' topic proportions under fixed topics, for the
+    models with a Dirichlet document prior.
+
+    Collapsed Gibbs over the tokens' topics, ``p(z = k) ∝ phi[w, k] (C_dk¬n +
+    alpha_k)``, started at each word's most likely topic. ``n_iter`` sweeps;
+    the mean is the Rao-Blackwellized ``(C_dk + alpha_k) / (N_d + sum alpha)``
+    averaged over the second half of them. With ``n_samples > 0``, as many
+    further sweeps follow, each ending with one draw ``theta_d ~ Dir(C_d +
+    alpha)`` per document: exact Markov chain draws from the posterior.
+    Deterministic for a given ``seed``; a document's result depends only on
+    its own words (its stream is derived from them), not on the batch.
+    Documents without tokens get the prior.
+
+    Returns ``(mean_counts, draws)``: the averaged ``C_dk`` (D, K) and
+    ``None`` or the (n_samples, D, K) draws.
+    """
+    n_docs, n_topics = doc_ptr.shape[0] - 1, phi.shape[1]
+    alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+    states = document_streams(seed, doc_ptr, word_ids)
+    tokens = initial_topics(doc_ptr, word_ids, phi)
+    n_average = min(n_average or max(n_iter // 2, 1), n_iter)
+    mean_counts = np.zeros((n_docs, n_topics))
+    for it in range(n_iter):
+        infer_topics(tokens, phi, states, n_jobs, alpha=alpha)
+        if it >= n_iter - n_average:
+            mean_counts += tokens.doc_topic
+    mean_counts /= n_average
+    draws = None
+    if n_samples:
+        draws = np.empty((n_samples, n_docs, n_topics))
+        bounds = balanced_cuts(doc_ptr, effective_n_jobs(n_jobs, n_docs))
+        for s in range(n_samples):
+            infer_topics(tokens, phi, states, n_jobs, alpha=alpha)
+            map_ranges(lambda lo, hi, out=draws[s]: dirichlet_rows(
+                tokens.doc_topic, alpha, states, lo, hi, out), bounds)
+    return mean_counts, draws
+
+
+def posterior_mean(mean_counts, alpha):
+    """``(C_dk + alpha_k) / (N_d + sum alpha)`` from averaged counts."""
+    theta = mean_counts + alpha
+    return theta / theta.sum(axis=1, keepdims=True)
+
+
+# --------------------------------------------------------------------------
+# the base estimator
+# --------------------------------------------------------------------------
+
+
+class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Base of every topic model of the package (not for direct use).
+
+    Subclasses define the parameters and the model's steps:
+
+    - ``_start_run(X, doc_ptr, word_ids, seed)`` returns a new run;
+    - ``_sweep(run)`` performs one sweep of the run (topics and the model's
+      other variables);
+    - ``_log_likelihood(run)`` gives the trace's value after a sweep;
+    - ``_finish(run)`` sets the fitted attributes from the run;
+    - ``_posterior(doc_ptr, word_ids, n_samples)`` infers new documents.
+    """
+
+    # Set by subclasses: the parameter to name when the chain is too short.
+    _iterations_parameter = "max_iter"
+
+    # ------------------------------------------------------------- fitting
+    def _fit_counts(self, X, whom):
+        """Run (or continue) the chain on validated counts ``X`` and finish."""
+        run = getattr(self, "_run", None) if getattr(self, "warm_start", False) else None
+        if run is not None and X.shape != self._run_shape:
+            raise ValueError(
+                f"{whom}: warm_start continues the previous chain, which was fitted on X of "
+                f"shape {self._run_shape}; got {X.shape}.")
+        if run is None:
+            check_nonempty_corpus(X, whom)
+            rng = check_random_state(self.random_state)
+            doc_ptr, word_ids = to_tokens(X)
+            run = self._start_run(X, doc_ptr, word_ids, seed_from(rng))
+            self._infer_seed = seed_from(rng)
+        reporter = ProgressReporter(type(self).__name__, self.verbose)
+        n_iter = self._n_sweeps_per_fit()
+        for it in range(n_iter):
+            self._sweep(run)
+            run.iteration += 1
+            log_likelihood = self._log_likelihood(run)
+            check_finite(log_likelihood, whom, "the log-likelihood", self._divergence_setting())
+            run.trace.record(log_likelihood=log_likelihood, topic_share=run.topic_share())
+            if reporter.due(it, n_iter):
+                reporter.report(it, n_iter, log_likelihood=float(log_likelihood))
+        self._finish(run)
+        self.trace_ = run.trace.frozen()
+        self.log_likelihood_trace_ = self.trace_.log_likelihood
+        self.n_iter_ = run.iteration
+        if getattr(self, "warm_start", False):
+            self._run = run
+            self._run_shape = X.shape
+        else:
+            self.__dict__.pop("_run", None)
+        warn_if_trending(self.log_likelihood_trace_, type(self).__name__,
+                         self._iterations_parameter)
+        reporter.summary(f"{run.iteration} sweeps, log-likelihood "
+                         f"{self.log_likelihood_trace_[-1]:.6g}")
+        return self
+
+    def _n_sweeps_per_fit(self):
+        return self.max_iter
+
+    # ------------------------------------------------- Dirichlet priors
+    def _check_burn_in(self):
+        auto = "auto" in (getattr(self, "doc_topic_prior", None), self.topic_word_prior)
+        if auto and self.burn_in < 2:
+            raise ValueError(
+                "burn_in must be at least 2 when a prior is 'auto': the priors are estimated "
+                f"during the burn-in; got burn_in={self.burn_in}.")
+
+    def _update_priors(self, run):
+        """After the sweep of iteration ``run.iteration``: estimate the 'auto'
+        priors during the burn-in (recording the second half), fix them at the
+        empirical-Bayes estimate when it ends, keep counts after it."""
+        it, priors = run.iteration, run.priors
+        if it < self.burn_in and priors.estimated:
+            priors.update(run.chain, record=it >= self.burn_in // 2)
+            if it + 1 == self.burn_in:
+                priors.set_estimated(priors.estimate())
+        elif it >= self.burn_in:
+            run.keep_counts()
+        if priors.estimate_alpha:
+            run.trace.record(doc_topic_prior=priors.alpha[0])
+        if priors.estimate_beta:
+            run.trace.record(topic_word_prior=priors.beta)
+
+    def _finish_priors(self, run):
+        """Fitted priors; a fit that ended inside the burn-in reports the
+        estimate over what was recorded so far (or the current draw if nothing
+        was), leaving the run's own priors as they are (a warm start goes on
+        from them)."""
+        priors = run.priors
+        alpha, beta = priors.alpha[0], priors.beta
+        if priors.estimated and run.iteration < self.burn_in and priors.recorded()[0].size:
+            h_hat = priors.estimate()
+            if priors.estimate_alpha:
+                alpha = h_hat[0]
+            if priors.estimate_beta:
+                beta = h_hat[-1]
+        if hasattr(self, "doc_topic_prior"):
+            self.doc_topic_prior_ = float(alpha)
+        self.topic_word_prior_ = float(beta)
+
+    def _divergence_setting(self):
+        return "the priors or the sampler's settings"
+
+    # ------------------------------------------------------------ post-fit
+    def _validated_tokens(self, X, whom):
+        check_is_fitted(self)
+        X = check_counts(self, X, reset=False, whom=f"{type(self).__name__}.{whom}")
+        return to_tokens(X)
+
+    def _topics(self):
+        """Row-normalized ``components_`` as (n_features, n_components)."""
+        components = np.asarray(self.components_, dtype=np.float64)
+        return np.ascontiguousarray((components / components.sum(axis=1, keepdims=True)).T)
+
+    def transform(self, X):
+        """Topic proportions of documents, with the topics fixed.
+
+        The posterior mean of each document's topic proportions given its
+        words and the fitted model (Gibbs sampling over the tokens' topics,
+        ``n_infer_iter`` sweeps). Deterministic: repeated calls give the same
+        result, and a document's row does not depend on the other documents.
+        Documents without words get the prior mean.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts.
+
+        Returns
+        -------
+        doc_topic_distr : ndarray of shape (n_samples, n_components)
+            Rows sum to one.
+        """
+        doc_ptr, word_ids = self._validated_tokens(X, "transform")
+        return self._posterior(doc_ptr, word_ids, 0)[0]
+
+    def sample_transform(self, X, n_samples=100):
+        """Posterior draws of documents' topic proportions, with the topics fixed.
+
+        After the ``n_infer_iter`` sweeps of :meth:`transform`, each of
+        ``n_samples`` further Gibbs sweeps ends with one draw of every
+        document's proportions from their conditional given the tokens'
+        topics: Markov chain draws from the posterior, whose spread shows how
+        uncertain the proportions are (short documents, mixed topics).
+        Deterministic for a fitted estimator.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts.
+
+        n_samples : int, default=100
+            Number of draws.
+
+        Returns
+        -------
+        draws : ndarray of shape (n_samples, n_documents, n_components)
+            Rows of each draw sum to one.
+        """
+        if int(n_samples) < 1:
+            raise ValueError(f"n_samples must be a positive integer; got {n_samples!r}.")
+        doc_ptr, word_ids = self._validated_tokens(X, "sample_transform")
+        return self._posterior(doc_ptr, word_ids, int(n_samples))[1]
+
+    def score(self, X, y=None):
+        """Log-likelihood of the words of X under the fitted model.
+
+        ``sum_d sum_n log(theta_d . phi_{w_dn})`` with ``theta_d`` from
+        :meth:`transform` of the same documents and ``phi`` the normalized
+        ``components_`` (a plug-in estimate: the documents' own words infer
+        their proportions; for held-out evaluation use
+        :func:`sklearn_pgtm.metrics.document_completion_perplexity`).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts.
+
+        y : Ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        score : float
+            Log-likelihood (higher is better); 0 for documents without words.
+        """
+        doc_ptr, word_ids = self._validated_tokens(X, "score")
+        return self._log_likelihood_of(doc_ptr, word_ids)
+
+    def perplexity(self, X):
+        """Perplexity ``exp(-score(X) / number of tokens)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts; at least one token.
+
+        Returns
+        -------
+        perplexity : float
+            Lower is better.
+        """
+        doc_ptr, word_ids = self._validated_tokens(X, "perplexity")
+        if word_ids.shape[0] == 0:
+            raise ValueError(f"{type(self).__name__}.perplexity: X has no token; the "
+                             "perplexity of an empty corpus is undefined.")
+        return float(np.exp(-self._log_likelihood_of(doc_ptr, word_ids) / word_ids.shape[0]))
+
+    def _log_likelihood_of(self, doc_ptr, word_ids):
+        theta = self._posterior(doc_ptr, word_ids, 0)[0]
+        return float(log_predictive(doc_ptr, word_ids, theta, self._topics()))
+
+    @property
+    def _n_features_out(self):
+        """Number of transformed output features."""
+        return self.components_.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags

@@ -2,74 +2,42 @@
 
 Logistic-normal link: Chen, Zhu, Wang, Zheng, Zhang (2013), "Scalable
 inference for logistic-normal topic models". Stick-breaking link: Linderman,
-Johnson, Adams (2015), "Dependent multinomial models made easy". Equations:
-MODELS.md sections 2a and 2b.
+Johnson, Adams (2015), "Dependent multinomial models made easy". User guide:
+:ref:`ctm`.
 """
 
-import contextlib
+from dataclasses import dataclass
 from numbers import Integral, Real
 
-import numba
 import numpy as np
 from scipy.stats import invwishart
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-    _fit_context,
-)
-from sklearn.utils import check_random_state
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
-    ProgressReporter,
+    N_JOBS_CONSTRAINT,
+    GibbsRun,
+    GibbsTopicModel,
     check_counts,
-    check_nonempty_corpus,
-    log_likelihood_per_token,
-    random_topic_state,
-    to_tokens,
+    initial_topics,
+    keep_state_on_failure,
 )
-from ._kernels._stick_breaking import stick_breaking
-from ._kernels._ctm import (
-    logistic_normal_update,
-    logistic_normal_update_parallel,
-    softmax_rows,
-    stick_breaking_update,
-    stick_breaking_update_parallel,
-)
-from ._kernels._likelihood import log_topic_word_likelihood
+from ._chain import TopicChain, infer_topics
+from ._kernels._ctm import logistic_normal_update, softmax_rows, stick_breaking_update
 from ._kernels._polyagamma import PG_METHODS
-from ._kernels._random import document_streams, make_streams, seed_from
-from ._kernels._sweeps import sample_topics
+from ._kernels._random import document_streams, make_streams
+from ._kernels._stick_breaking import stick_breaking
+from ._lda import PRIOR_CONSTRAINT
+from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
+from ._priors import DirichletPriors
+from .exceptions import ChainDivergenceError
 
-_EMPTY_1D = np.zeros(0)
-_EMPTY_2D = np.zeros((0, 0))
 # |eta - mu| beyond this is a run-off chain (the failure mode of approximate
 # PG samplers reported by Chen et al.), not a plausible log-odds.
 _DIVERGENCE_BOUND = 1e4
+# Plain LDA sweeps (Dirichlet(1) prior) before the correlated ones: at most
+# this many, and at most half of the burn-in.
 _WARMUP_SWEEPS = 20
-
-
-@contextlib.contextmanager
-def _numba_threads(n_jobs):
-    """Run numba parallel kernels on ``n_jobs`` threads (restored afterwards)."""
-    previous = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(n_jobs, numba.config.NUMBA_NUM_THREADS)))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
-
-
-def _n_threads(n_jobs):
-    import os
-
-    if n_jobs is None:
-        return 1
-    if n_jobs < 0:
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return max(1, int(n_jobs))
 
 
 def _niw_posterior_draw(x, mean0, kappa0, psi0, nu0, rng):
@@ -90,7 +58,24 @@ def _niw_posterior_draw(x, mean0, kappa0, psi0, nu0, rng):
     return mu, sigma
 
 
-class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+@dataclass
+class _CTMRun(GibbsRun):
+    """A run of the correlated model: the documents' Gaussian vectors and
+    their (mu, Sigma) besides the topic chain."""
+
+    gauss: np.ndarray = None  # (D, dim): eta (logistic normal) or psi (stick breaking)
+    weights: np.ndarray = None  # (D, K): the documents' proportions
+    gauss_states: np.ndarray = None
+    mu: np.ndarray = None
+    sigma: np.ndarray = None
+    niw: tuple = None  # (mean0, kappa0, psi0, nu0)
+    rng: np.random.Generator = None
+    mu_sum: np.ndarray = None
+    sigma_sum: np.ndarray = None
+    n_moments: int = 0
+
+
+class CorrelatedTopicModel(GibbsTopicModel):
     """Correlated topic model with Pólya-Gamma Gibbs sampling.
 
     Documents' topic proportions are a transformation of a Gaussian vector
@@ -124,11 +109,11 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     link : {"logistic_normal", "stick_breaking"}, default="logistic_normal"
         How the Gaussian vector maps to topic proportions.
 
-    pg_method : {"exact", "gaussian", "pg1", "truncated"}, default="exact"
+    pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="auto"
         Pólya-Gamma sampler of the augmentation variables (see
-        :mod:`sklearn_pgtm.polyagamma`). Approximate samplers are faster for
-        long documents; if the chain diverges with one, fitting stops with a
-        ``FloatingPointError`` naming it.
+        :mod:`sklearn_pgtm.polyagamma`). If the chain diverges with an
+        approximate sampler, fitting stops with a
+        :class:`~sklearn_pgtm.exceptions.ChainDivergenceError` naming it.
 
     pg_terms : int, default=8
         Number of terms M of the ``"truncated"`` and ``"pg1"`` samplers.
@@ -143,43 +128,59 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         ``a = 0.01 D``): ``kappa0 = a``, ``nu0 = K + 1 + a``, prior mean 0 and
         prior expected covariance the identity.
 
-    topic_word_prior : float, default=0.01
-        Symmetric Dirichlet prior (beta) of the topic-word distributions.
+    topic_word_prior : "auto" or float, default="auto"
+        Symmetric Dirichlet prior (beta) of the topic-word distributions;
+        ``"auto"`` estimates it inside the chain (empirical Bayes, as
+        :class:`GibbsLDA` does).
 
     max_iter : int, default=100
-        Number of Gibbs sweeps in training. The first ``min(20, max_iter //
-        5)`` are plain LDA sweeps with a Dirichlet(1) prior (a warm start that
+        Gibbs sweeps per call of :meth:`fit`. The first ``min(20, burn_in //
+        2)`` are plain LDA sweeps with a Dirichlet(1) prior (a warm start that
         keeps co-occurring topics apart).
+
+    burn_in : int, default=50
+        Sweeps before ``(mu, Sigma)`` and the topic-word counts are averaged;
+        an "auto" ``topic_word_prior`` is estimated over the second half of
+        the burn-in and held at the estimate afterwards.
 
     n_infer_iter : int, default=30
         Gibbs sweeps over a new document's topics and Gaussian vector (topics
         and (mu, Sigma) fixed) in :meth:`transform`; the returned proportions
         are averaged over the second half.
 
+    warm_start : bool, default=False
+        Keep the chain after :meth:`fit` and, on the next call with the same
+        ``X``, continue it for ``max_iter`` more sweeps (identical to one
+        longer fit with the same ``random_state``).
+
     random_state : int, RandomState instance or None, default=None
         Seed of every random draw.
 
     n_jobs : int, default=None
-        Threads for the per-document Gaussian and Pólya-Gamma updates
-        (documents have their own random streams, so results do not depend
-        on ``n_jobs``). ``-1`` uses all cores.
+        Threads of the topic sweep (partitioned, user guide :ref:`n_jobs`) and
+        of the per-document Gaussian updates. Results depend only on
+        ``random_state`` and ``n_jobs``.
 
     verbose : int, default=0
-        Print iteration, log-likelihood and time.
+        Print progress (sweeps, log-likelihood, time) and a summary.
 
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
-        Topic-word distributions (rows sum to 1): the posterior mean
-        ``(C_kw + beta) / (C_k + V beta)`` at the last sweep.
+        Topic-word pseudo-counts (scikit-learn's meaning): ``topic_word_prior_``
+        plus the topic-word counts averaged over the sweeps after the burn-in.
+        Normalized rows are the posterior mean topics.
+
+    topic_word_prior_ : float
+        The topic-word prior used (estimated when ``"auto"``).
 
     mean_ : ndarray of shape (n_components,) or (n_components - 1,)
-        Mean ``mu`` of the Gaussian vector (posterior mean over the second
-        half of the correlated sweeps).
+        Mean ``mu`` of the Gaussian vector (posterior mean over the sweeps
+        after the burn-in).
 
     covariance_ : ndarray of shape (n_components, n_components) or (n_components - 1, n_components - 1)
         Covariance ``Sigma`` of the Gaussian vector (posterior mean over the
-        second half of the correlated sweeps).
+        sweeps after the burn-in).
 
     topic_correlation_ : ndarray of shape (n_components, n_components)
         Correlation between topics, for both links that of the centred log
@@ -189,6 +190,12 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         11^T / K``. Stick-breaking link (whose Gaussian lives in K-1 stick
         coordinates): estimated from 20,000 Monte Carlo draws.
 
+    log_likelihood_trace_ : ndarray of shape (n_iter_,)
+        ``log p(w | z, beta) + sum_d sum_k C_dk log theta_dk`` after each sweep.
+
+    trace_ : ChainTrace
+        Per-sweep record of the chain (log-likelihood, topic shares, ``mean``).
+
     n_iter_ : int
         Number of sweeps run.
 
@@ -197,7 +204,7 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
 
     See Also
     --------
-    EmpiricalBayesLDA : LDA with empirical-Bayes Dirichlet hyperparameters.
+    GibbsLDA : LDA by the same topic sweep.
     sklearn.decomposition.LatentDirichletAllocation : Variational LDA.
 
     References
@@ -214,7 +221,8 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     >>> from sklearn_pgtm import CorrelatedTopicModel
     >>> rng = np.random.RandomState(0)
     >>> X = rng.poisson(1.0, size=(30, 20))
-    >>> ctm = CorrelatedTopicModel(n_components=3, max_iter=10, random_state=0).fit(X)
+    >>> ctm = CorrelatedTopicModel(n_components=3, max_iter=10, burn_in=4,
+    ...                            random_state=0).fit(X)
     >>> ctm.transform(X[:2]).shape
     (2, 3)
     >>> ctm.topic_correlation_.shape
@@ -228,11 +236,13 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         "pg_terms": [Interval(Integral, 1, None, closed="left")],
         "n_subiter": [Interval(Integral, 1, None, closed="left")],
         "prior_strength": [Interval(Real, 0, None, closed="neither")],
-        "topic_word_prior": [Interval(Real, 0, None, closed="neither")],
+        "topic_word_prior": PRIOR_CONSTRAINT,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "burn_in": [Interval(Integral, 0, None, closed="left")],
         "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
+        "warm_start": ["boolean"],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],
     }
 
@@ -241,13 +251,15 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         n_components=10,
         *,
         link="logistic_normal",
-        pg_method="exact",
+        pg_method="auto",
         pg_terms=8,
         n_subiter=8,
         prior_strength=0.01,
-        topic_word_prior=0.01,
+        topic_word_prior="auto",
         max_iter=100,
+        burn_in=50,
         n_infer_iter=30,
+        warm_start=False,
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -260,53 +272,14 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.prior_strength = prior_strength
         self.topic_word_prior = topic_word_prior
         self.max_iter = max_iter
+        self.burn_in = burn_in
         self.n_infer_iter = n_infer_iter
+        self.warm_start = warm_start
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    # --------------------------------------------------------------- helpers
-    def _dim(self):
-        return self.n_components - 1 if self.link == "stick_breaking" else self.n_components
-
-    def _proportions(self, gauss, out):
-        if self.n_components == 1:
-            out[:] = 1.0
-        elif self.link == "stick_breaking":
-            stick_breaking(gauss, out)
-        else:
-            softmax_rows(gauss, out)
-
-    def _update_gaussian(self, doc_topic, lengths, gauss, mu, sigma, states, n_subiter):
-        """Per-document PG-augmented update of the Gaussian vectors, in place."""
-        if self.n_components == 1:
-            return  # one topic: nothing to correlate, theta = 1
-        precision = np.linalg.inv(sigma)
-        precision = 0.5 * (precision + precision.T)
-        method = PG_METHODS[self.pg_method]
-        threads = _n_threads(self.n_jobs)
-        if self.link == "stick_breaking":
-            kernel = stick_breaking_update_parallel if threads > 1 else stick_breaking_update
-            args = (doc_topic, lengths, gauss, precision, precision @ mu, method,
-                    self.pg_terms, states)
-        else:
-            kernel = logistic_normal_update_parallel if threads > 1 else logistic_normal_update
-            args = (doc_topic, lengths, gauss, mu, precision, n_subiter, method,
-                    self.pg_terms, states)
-        if threads > 1:
-            with _numba_threads(threads):
-                kernel(*args)
-        else:
-            kernel(*args)
-        deviation = np.abs(gauss - mu)
-        if not np.all(np.isfinite(gauss)) or deviation.max(initial=0.0) > _DIVERGENCE_BOUND:
-            raise FloatingPointError(
-                f"CorrelatedTopicModel diverged: the documents' Gaussian vectors ran off "
-                f"(max |eta - mu| = {deviation.max(initial=np.inf):.3g}) with "
-                f"pg_method={self.pg_method!r}. Use pg_method='exact' or more pg_terms."
-            )
-
-    # ------------------------------------------------------------------- fit
+    @keep_state_on_failure
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the model by Gibbs sampling.
@@ -324,69 +297,105 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self : object
             Fitted estimator.
         """
-        X = check_counts(self, X, reset=True)
-        check_nonempty_corpus(X, type(self).__name__)
-        rng = check_random_state(self.random_state)
-        seeds = np.random.SeedSequence(seed_from(rng)).spawn(3)
-        self._infer_seed = seed_from(rng)
-        doc_ptr, word_ids = to_tokens(X)
-        n_docs, n_words = X.shape
-        n_topics = self.n_components
-        dim = self._dim()
-        beta = float(self.topic_word_prior)
+        whom = f"{type(self).__name__}.fit"
+        self._check_burn_in()
+        continuing = self.warm_start and getattr(self, "_run", None) is not None
+        X = check_counts(self, X, reset=not continuing, whom=whom)
+        return self._fit_counts(X, whom)
 
-        topics, doc_topic, word_topic, topic_total = random_topic_state(
-            doc_ptr, word_ids, n_topics, n_words, seeds[0]
-        )
-        states = make_streams(seeds[1], n_docs)
-        gen = np.random.default_rng(seeds[2])
+    # ----------------------------------------------------------- helpers
+    def _dim(self):
+        return self.n_components - 1 if self.link == "stick_breaking" else self.n_components
+
+    def _proportions(self, gauss, out):
+        if self.n_components == 1:
+            out[:] = 1.0
+        elif self.link == "stick_breaking":
+            stick_breaking(gauss, out)
+        else:
+            softmax_rows(gauss, out)
+
+    def _update_gaussian(self, doc_topic, doc_ptr, gauss, mu, sigma, states):
+        """Per-document PG-augmented update of the Gaussian vectors, in place,
+        in blocks of documents on ``n_jobs`` threads."""
+        if self.n_components == 1:
+            return  # one topic: nothing to correlate, theta = 1
+        precision = np.linalg.inv(sigma)
+        precision = 0.5 * (precision + precision.T)
+        method = PG_METHODS[self.pg_method]
         lengths = np.diff(doc_ptr)
+        bounds = balanced_cuts(doc_ptr, effective_n_jobs(self.n_jobs, gauss.shape[0]))
+        if self.link == "stick_breaking":
+            precision_mean = precision @ mu
+            map_ranges(lambda lo, hi: stick_breaking_update(
+                doc_topic, lengths, gauss, precision, precision_mean, method, self.pg_terms,
+                states, lo, hi), bounds)
+        else:
+            map_ranges(lambda lo, hi: logistic_normal_update(
+                doc_topic, lengths, gauss, mu, precision, self.n_subiter, method, self.pg_terms,
+                states, lo, hi), bounds)
+        deviation = np.abs(gauss - mu)
+        if not np.all(np.isfinite(gauss)) or deviation.max(initial=0.0) > _DIVERGENCE_BOUND:
+            raise ChainDivergenceError(
+                f"CorrelatedTopicModel diverged: the documents' Gaussian vectors ran off "
+                f"(max |eta - mu| = {deviation.max(initial=np.inf):.3g}) with "
+                f"pg_method={self.pg_method!r}. Use pg_method='exact' or more pg_terms.")
+
+    def _n_warmup(self):
+        return min(_WARMUP_SWEEPS, self.burn_in // 2)
+
+    # ------------------------------------------------------- the model's steps
+    def _start_run(self, X, doc_ptr, word_ids, seed):
+        chain_seed, prior_seed, gauss_seed, niw_seed = np.random.SeedSequence(seed).spawn(4)
+        n_docs, n_words = X.shape
+        dim = self._dim()
+        chain = TopicChain.random(doc_ptr, word_ids, self.n_components, n_words, chain_seed)
+        priors = DirichletPriors.for_chain(chain, None, self.topic_word_prior, prior_seed)
+        priors.alpha[:] = 1.0  # the warm-up LDA sweeps' Dirichlet(1)
         a = self.prior_strength * n_docs
-        mean0, kappa0, nu0, psi0 = np.zeros(dim), a, dim + 1.0 + a, a * np.eye(dim)
-        mu, sigma = np.zeros(dim), np.eye(dim)
-        gauss = np.zeros((n_docs, dim))
-        weights = np.empty((n_docs, n_topics))
-        alpha_warmup = np.ones(n_topics)
-        reporter = ProgressReporter(type(self).__name__, self.verbose)
-        # Warm start: the first sweeps are plain LDA sweeps with a smooth
-        # Dirichlet(1) prior, which separates co-occurring topics before the
-        # (more peaked) correlated proportions take over.
-        n_warmup = min(_WARMUP_SWEEPS, self.max_iter // 5)
-        # (mu, Sigma) are estimated by their posterior mean over the second
-        # half of the correlated sweeps: one draw is too noisy for K x K.
-        n_average = max((self.max_iter - n_warmup) // 2, 1)
-        mu_sum, sigma_sum = np.zeros(dim), np.zeros((dim, dim))
-        for it in range(self.max_iter):
-            if it < n_warmup:
-                doc_weight = _EMPTY_2D
-            else:
-                self._update_gaussian(doc_topic, lengths, gauss, mu, sigma, states,
-                                      self.n_subiter)
-                if n_topics > 1:
-                    mu, sigma = _niw_posterior_draw(gauss, mean0, kappa0, psi0, nu0, gen)
-                self._proportions(gauss, weights)
-                doc_weight = weights
-            sample_topics(
-                doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, alpha_warmup,
-                beta, beta * n_words, doc_weight, _EMPTY_2D, _EMPTY_1D, _EMPTY_1D, _EMPTY_1D,
-                _EMPTY_1D, states,
-            )
-            if it >= self.max_iter - n_average:
-                mu_sum += mu
-                sigma_sum += sigma
-            if reporter.due(it, self.max_iter):
-                ll = log_topic_word_likelihood(word_topic, topic_total, beta)
-                reporter.report(it, self.max_iter, log_likelihood=ll)
-        self.components_ = ((word_topic + beta) / (topic_total + beta * n_words)).T.copy()
-        self.mean_ = mu_sum / n_average
-        self.covariance_ = sigma_sum / n_average
+        return _CTMRun(
+            chain, priors, gauss=np.zeros((n_docs, dim)),
+            weights=np.full((n_docs, self.n_components), 1.0 / self.n_components),
+            gauss_states=make_streams(gauss_seed, n_docs), mu=np.zeros(dim), sigma=np.eye(dim),
+            niw=(np.zeros(dim), a, a * np.eye(dim), dim + 1.0 + a),
+            rng=np.random.default_rng(niw_seed), mu_sum=np.zeros(dim),
+            sigma_sum=np.zeros((dim, dim)))
+
+    def _sweep(self, run):
+        chain = run.chain
+        if run.iteration < self._n_warmup():
+            # Warm start: plain LDA sweeps with a smooth Dirichlet(1) prior
+            # separate co-occurring topics before the (more peaked)
+            # correlated proportions take over.
+            chain.sweep_lda(run.priors.alpha, run.priors.beta, self.n_jobs)
+        else:
+            self._update_gaussian(chain.tokens.doc_topic, chain.tokens.doc_ptr, run.gauss,
+                                  run.mu, run.sigma, run.gauss_states)
+            if self.n_components > 1:
+                run.mu, run.sigma = _niw_posterior_draw(run.gauss, *run.niw, run.rng)
+            self._proportions(run.gauss, run.weights)
+            chain.sweep_weighted(run.weights, run.priors.beta, self.n_jobs)
+        self._update_priors(run)
+        if run.iteration >= self.burn_in:
+            run.mu_sum += run.mu
+            run.sigma_sum += run.sigma
+            run.n_moments += 1
+        run.trace.record(mean=run.mu)
+
+    def _log_likelihood(self, run):
+        doc_side = 0.0
+        if run.iteration > self._n_warmup():  # (sweeps done) the last one was correlated
+            doc_side = float(np.sum(run.chain.tokens.doc_topic
+                                    * np.log(np.maximum(run.weights, 1e-300))))
+        return run.priors.log_word_joint(run.chain) + doc_side
+
+    def _finish(self, run):
+        self._finish_priors(run)
+        self.components_ = run.mean_counts() + self.topic_word_prior_
+        n = max(run.n_moments, 1)
+        self.mean_ = run.mu_sum / n if run.n_moments else run.mu.copy()
+        self.covariance_ = run.sigma_sum / n if run.n_moments else run.sigma.copy()
         self.topic_correlation_ = self._topic_correlation(self.mean_, self.covariance_)
-        self.n_iter_ = self.max_iter
-        reporter.summary(
-            f"{self.max_iter} sweeps, {word_ids.shape[0]} tokens, link={self.link}, "
-            f"pg_method={self.pg_method}"
-        )
-        return self
 
     def _topic_correlation(self, mu, sigma):
         """Correlation of the centred log proportions log theta_k - mean_j log theta_j.
@@ -415,105 +424,27 @@ class CorrelatedTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return corr
 
     # ------------------------------------------------------------- inference
-    def _infer(self, X, whom):
-        check_is_fitted(self)
-        X = check_counts(self, X, reset=False, whom=whom)
-        doc_ptr, word_ids = to_tokens(X)
-        n_docs = X.shape[0]
-        n_topics = self.n_components
-        phi = np.ascontiguousarray(self.components_.T)
+    def _posterior(self, doc_ptr, word_ids, n_samples):
+        """Gibbs over the tokens' topics and the Gaussian vectors, topics and
+        (mu, Sigma) fixed; the proportions of each sweep are draws."""
+        n_docs, n_topics = doc_ptr.shape[0] - 1, self.n_components
+        phi = self._topics()
         states = document_streams(self._infer_seed, doc_ptr, word_ids)
-        # Start from the most likely topic of each word, as for LDA.
-        topics = (np.argmax(phi[word_ids], axis=1).astype(np.int32)
-                  if word_ids.size else np.zeros(0, dtype=np.int32))
-        doc_topic = np.zeros((n_docs, n_topics), dtype=np.int32)
-        np.add.at(doc_topic, (np.repeat(np.arange(n_docs), np.diff(doc_ptr)), topics), 1)
-        lengths = np.diff(doc_ptr)
+        tokens = initial_topics(doc_ptr, word_ids, phi)
         gauss = np.tile(self.mean_, (n_docs, 1))
         weights = np.empty((n_docs, n_topics))
-        theta = np.zeros((n_docs, n_topics))
         n_iter = self.n_infer_iter
         n_average = max(n_iter // 2, 1)
-        no_words = np.zeros((0, n_topics), dtype=np.int32)
-        no_total = np.zeros(n_topics, dtype=np.int32)
-        for it in range(n_iter):
-            self._update_gaussian(doc_topic, lengths, gauss, self.mean_, self.covariance_,
-                                  states, self.n_subiter)
+        mean = np.zeros((n_docs, n_topics))
+        draws = np.empty((n_samples, n_docs, n_topics)) if n_samples else None
+        for it in range(n_iter + n_samples):
+            self._update_gaussian(tokens.doc_topic, doc_ptr, gauss, self.mean_,
+                                  self.covariance_, states)
             self._proportions(gauss, weights)
-            sample_topics(
-                doc_ptr, word_ids, topics, doc_topic, no_words, no_total, np.ones(n_topics),
-                0.0, 0.0, weights, phi, _EMPTY_1D, _EMPTY_1D, _EMPTY_1D, _EMPTY_1D, states,
-            )
-            if it >= n_iter - n_average:
-                theta += weights
-        theta /= n_average
-        theta /= theta.sum(axis=1, keepdims=True)
-        return theta, doc_ptr, word_ids
-
-    def transform(self, X):
-        """Topic proportions of documents, with topics and (mu, Sigma) fixed.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Document-term counts.
-
-        Returns
-        -------
-        doc_topic : ndarray of shape (n_samples, n_components)
-            Posterior mean topic proportions (rows sum to 1), averaged over the
-            second half of ``n_infer_iter`` sweeps; identical on repeated calls.
-        """
-        return self._infer(X, f"{type(self).__name__}.transform")[0]
-
-    def score(self, X, y=None):
-        """Log-likelihood of X under its inferred proportions and the topics.
-
-        ``sum_d sum_n log(theta_d . phi_{w_dn})`` with ``theta`` from
-        :meth:`transform` (the documents' own words are used to infer their
-        proportions; for held-out evaluation see
-        :func:`sklearn_pgtm.metrics.document_completion_perplexity`).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Document-term counts.
-
-        y : Ignored
-            Not used, present for API consistency.
-
-        Returns
-        -------
-        score : float
-            Log-likelihood (higher is better).
-        """
-        theta, doc_ptr, word_ids = self._infer(X, f"{type(self).__name__}.score")
-        phi = np.ascontiguousarray(self.components_.T)
-        return log_likelihood_per_token(doc_ptr, word_ids, theta, phi) * word_ids.shape[0]
-
-    def perplexity(self, X):
-        """Perplexity ``exp(-score(X) / n_tokens)`` of X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Document-term counts.
-
-        Returns
-        -------
-        perplexity : float
-            Lower is better.
-        """
-        theta, doc_ptr, word_ids = self._infer(X, f"{type(self).__name__}.perplexity")
-        phi = np.ascontiguousarray(self.components_.T)
-        return float(np.exp(-log_likelihood_per_token(doc_ptr, word_ids, theta, phi)))
-
-    @property
-    def _n_features_out(self):
-        return self.n_components
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
-        return tags
+            infer_topics(tokens, phi, states, self.n_jobs, weights=weights)
+            if n_iter - n_average <= it < n_iter:
+                mean += weights
+            elif it >= n_iter:
+                draws[it - n_iter] = weights
+        mean /= n_average
+        return mean / mean.sum(axis=1, keepdims=True), draws

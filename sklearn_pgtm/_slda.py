@@ -1,101 +1,68 @@
 """Gibbs supervised LDA with a logistic likelihood and regularization constant c.
 
 Zhu, Zheng, Zhang (2013), "Improved Bayesian logistic supervised topic models
-with data augmentation" ("gSLDA"). Equations: MODELS.md section 1.
+with data augmentation" ("gSLDA"). User guide: :ref:`slda`.
 """
 
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
+from scipy.special import log_expit, logsumexp
+from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_consistent_length, column_or_1d
 
 from ._base import (
-    ProgressReporter,
+    N_JOBS_CONSTRAINT,
+    ChainTrace,
+    GibbsRun,
     check_counts,
-    check_nonempty_corpus,
-    infer_doc_topics,
-    random_topic_state,
-    to_tokens,
+    check_finite,
+    dirichlet_posterior,
+    keep_state_on_failure,
+    posterior_mean,
 )
-from ._kernels._likelihood import log_topic_word_likelihood
+from ._chain import TopicChain
+from ._kernels._likelihood import log_predictive
 from ._kernels._polyagamma import PG_METHODS
-from ._kernels._random import make_streams, seed_from
+from ._kernels._random import make_streams
 from ._kernels._slda import draw_augmentation, draw_eta, response_terms
-from ._kernels._sweeps import sample_topics
-
-_EMPTY_2D = np.zeros((0, 0))
-
-
-def _fit_binary(doc_ptr, word_ids, y, n_words, params, seed, name):
-    """Run the gSLDA Gibbs chain for one binary response ``y`` in {0, 1}.
-
-    Returns a dict with the topic-word distributions ``phi`` (V, K), the last
-    draw of ``eta`` and the mean of its last ``n_average`` draws, and the
-    training log-likelihood trace. A module-level function of arrays, so that
-    joblib (and a dask cluster behind it) can ship it to workers.
-    """
-    n_topics = params["n_components"]
-    c = params["c"]
-    alpha = np.full(n_topics, params["doc_topic_prior"])
-    beta = params["topic_word_prior"]
-    max_iter = params["max_iter"]
-    n_average = min(params["n_average"], max_iter)
-    method = PG_METHODS[params["pg_method"]]
-    n_docs = doc_ptr.shape[0] - 1
-
-    seeds = np.random.SeedSequence(seed).spawn(3)
-    topics, doc_topic, word_topic, topic_total = random_topic_state(
-        doc_ptr, word_ids, n_topics, n_words, seeds[0]
-    )
-    token_streams = make_streams(seeds[1], n_docs)
-    pg_streams = make_streams(seeds[2].spawn(1)[0], n_docs)
-    eta_rng = np.random.default_rng(seeds[2])
-
-    lengths = np.diff(doc_ptr)
-    safe_lengths = np.maximum(lengths, 1).astype(np.float64)
-    kappa = c * (y.astype(np.float64) - 0.5)
-    kappa[lengths == 0] = 0.0
-    lam = np.where(lengths > 0, 1.0, 0.0)  # paper: lambda initialized to 1
-    resp_linear = np.empty(n_docs)
-    resp_quad = np.empty(n_docs)
-    discriminant = np.empty(n_docs)
-    eta_sum = np.zeros(n_topics)
-    reporter = ProgressReporter(name, params["verbose"])
-    log_likelihood = np.nan
-    for it in range(max_iter):
-        zbar = doc_topic / safe_lengths[:, None]
-        eta = draw_eta(zbar, lam, kappa, params["prior_variance"], eta_rng)
-        if not np.all(np.isfinite(eta)):
-            raise FloatingPointError(
-                f"{name}: the classifier weights became non-finite at iteration "
-                f"{it + 1}; try a smaller c or prior_variance."
-            )
-        response_terms(doc_topic, lengths, eta, kappa, lam, resp_linear, resp_quad, discriminant)
-        sample_topics(
-            doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, alpha,
-            beta, beta * n_words, _EMPTY_2D, _EMPTY_2D, eta, resp_linear, resp_quad,
-            discriminant, token_streams,
-        )
-        draw_augmentation(doc_topic, lengths, eta, c, method, params["pg_terms"], pg_streams, lam)
-        if it >= max_iter - n_average:
-            eta_sum += eta
-        if reporter.due(it, max_iter):
-            log_likelihood = log_topic_word_likelihood(word_topic, topic_total, beta)
-            zbar = doc_topic / safe_lengths[:, None]
-            accuracy = np.mean(((zbar @ eta) > 0) == (y == 1))
-            reporter.report(it, max_iter, log_likelihood=log_likelihood, train_accuracy=accuracy)
-    phi = (word_topic + beta) / (topic_total + beta * n_words)
-    reporter.summary(f"{max_iter} sweeps over {word_ids.shape[0]} tokens")
-    return {"phi": phi, "eta_last": eta, "eta_mean": eta_sum / n_average}
+from ._kernels._sweeps import BinaryResponse
+from ._lda import PRIOR_CONSTRAINT, DirichletTopicModel
+from ._parallel import balanced_cuts, effective_n_jobs, map_ranges, thread_pool
 
 
-class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
+@dataclass
+class _BinaryRun(GibbsRun):
+    """The chain of one binary gSLDA model (one-vs-rest: one per class)."""
+
+    y: np.ndarray = None  # 0/1 labels
+    kappa: np.ndarray = None  # c (y_d - 1/2), 0 for empty documents
+    lam: np.ndarray = None  # lambda_d ~ PG(c, omega_d)
+    response: BinaryResponse = None
+    eta: np.ndarray = None
+    eta_sum: np.ndarray = None
+    n_eta: int = 0
+    pg_states: np.ndarray = None
+    eta_rng: np.random.Generator = None
+
+
+@dataclass
+class _OneVsRestRun:
+    """One binary run per class, swept together."""
+
+    runs: list
+    iteration: int = 0
+    trace: ChainTrace = field(default_factory=ChainTrace)
+
+    def topic_share(self):
+        return np.concatenate([run.topic_share() for run in self.runs])
+
+
+class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
     """Supervised LDA with a logistic likelihood, fitted by Pólya-Gamma Gibbs sampling.
 
     The generalized logistic supervised topic model ("gSLDA") of Zhu et al.
@@ -105,13 +72,11 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     regularization constant ``c`` balances the response against the words.
     Pólya-Gamma augmentation makes every conditional simple: the topics are
     resampled by a collapsed Gibbs sweep, the classifier weights ``eta`` from a
-    Gaussian, and one ``lambda_d ~ PG(c, omega_d)`` per document, drawn exactly
-    for any real ``c > 0``.
+    Gaussian, and one ``lambda_d ~ PG(c, omega_d)`` per document.
 
     Multi-class targets are handled one-vs-rest, as in the paper: one binary
-    model (its own topics and weights) per class, trained in parallel with
-    ``n_jobs`` through joblib (so ``joblib.parallel_backend("dask")`` spreads
-    them over a dask cluster). The predicted class has the highest score.
+    model (its own topics and weights) per class, their chains run side by
+    side on ``n_jobs`` threads. The predicted class has the highest score.
 
     Read more in the :ref:`User Guide <slda>`.
 
@@ -130,48 +95,58 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     prior_variance : float, default=1.0
         Variance (nu^2) of the Gaussian prior on the classifier weights eta.
 
-    doc_topic_prior : float, default=1.0
-        Symmetric Dirichlet prior (alpha) of the document-topic proportions.
+    doc_topic_prior : "auto" or float, default="auto"
+        Symmetric Dirichlet prior (alpha) of the document-topic proportions;
+        ``"auto"`` estimates it inside the chain (empirical Bayes, as
+        :class:`GibbsLDA` does).
 
-    topic_word_prior : float, default=0.01
-        Symmetric Dirichlet prior (beta) of the topic-word distributions.
+    topic_word_prior : "auto" or float, default="auto"
+        Symmetric Dirichlet prior (beta) of the topic-word distributions;
+        ``"auto"`` as above.
 
     max_iter : int, default=100
-        Number of Gibbs sweeps in training.
+        Gibbs sweeps per call of :meth:`fit`.
+
+    burn_in : int, default=50
+        Sweeps before the classifier weights and the topic-word counts are
+        averaged; "auto" priors are estimated over the second half of the
+        burn-in and held at the estimate afterwards.
 
     n_infer_iter : int, default=50
         Gibbs sweeps over a new document's topics (topics fixed) when
         predicting or transforming.
 
-    n_average : int, default=20
-        Number of final training draws of eta averaged for
-        ``prediction="average"``.
-
     prediction : {"average", "last"}, default="average"
         ``"last"``: the paper's rule, the last draw of eta and the new
         documents' topic frequencies of the last inference sweep.
-        ``"average"``: eta averaged over its last ``n_average`` draws and the
+        ``"average"``: eta averaged over its draws after the burn-in and the
         topic frequencies over the second half of the inference sweeps
         (better and more stable in our benchmarks, see
         ``benchmarks/RESULTS.md``).
 
-    pg_method : {"exact", "truncated", "pg1", "gaussian"}, default="exact"
+    pg_method : {"auto", "exact", "truncated", "pg1", "gaussian"}, default="auto"
         Pólya-Gamma sampler of the augmentation variables (see
         :mod:`sklearn_pgtm.polyagamma`).
 
     pg_terms : int, default=8
         Number of terms of the ``"truncated"`` and ``"pg1"`` samplers.
 
+    warm_start : bool, default=False
+        Keep the chains after :meth:`fit` and, on the next call with the same
+        data, continue them for ``max_iter`` more sweeps (identical to one
+        longer fit with the same ``random_state``).
+
     random_state : int, RandomState instance or None, default=None
         Seed of every random draw; the same value gives the same fit and the
         same predictions.
 
     n_jobs : int, default=None
-        Number of one-vs-rest models trained in parallel (joblib). A binary
-        problem runs a single chain on one thread.
+        Threads: of the topic sweep of a binary model (the partitioned sweep,
+        user guide :ref:`n_jobs`), or of the side-by-side one-vs-rest chains.
+        Results depend only on ``random_state`` and ``n_jobs``.
 
     verbose : int, default=0
-        Print iteration, log-likelihood, training accuracy and time.
+        Print progress (sweeps, log-likelihood, time) and a summary.
 
     Attributes
     ----------
@@ -179,21 +154,32 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Class labels.
 
     components_ : ndarray of shape (n_models * n_components, n_features)
-        Topic-word distributions (rows sum to 1); ``n_models`` is 1 for a
-        binary problem and ``n_classes`` otherwise, the topics of model ``m``
-        being rows ``m * n_components`` to ``(m + 1) * n_components``.
-
-    topic_word_per_model_ : list of ndarray of shape (n_components, n_features)
-        The same topics, one array per binary model.
+        Topic-word pseudo-counts (scikit-learn's meaning: the prior plus the
+        averaged counts; normalized rows are the topics); ``n_models`` is 1
+        for a binary problem and ``n_classes`` otherwise, the topics of model
+        ``m`` being rows ``m * n_components`` to ``(m + 1) * n_components``.
 
     coef_ : ndarray of shape (n_models, n_components)
         Classifier weights eta of each binary model (the posterior mean of the
-        last ``n_average`` draws for ``prediction="average"``, else the last
+        draws after the burn-in for ``prediction="average"``, else the last
         draw).
 
     last_coef_ : ndarray of shape (n_models, n_components)
-        The last draw of eta of each binary model (equal to ``coef_`` when
-        ``prediction="last"``).
+        The last draw of eta of each binary model.
+
+    doc_topic_prior_ : float or ndarray of shape (n_models,)
+        The document-topic prior of each binary model (estimated when
+        ``"auto"``); a float for a binary problem.
+
+    topic_word_prior_ : float or ndarray of shape (n_models,)
+        The topic-word prior of each binary model.
+
+    log_likelihood_trace_ : ndarray of shape (n_iter_,)
+        After each sweep, ``log p(w, z | alpha, beta)`` plus the response's
+        log pseudo-likelihood, summed over the binary models.
+
+    trace_ : ChainTrace
+        Per-sweep record of the chains, including the weights (``coef``).
 
     n_features_in_ : int
         Number of words (features) seen in :meth:`fit`.
@@ -203,15 +189,17 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     See Also
     --------
+    GibbsLDA : Unsupervised LDA by the same sampler.
     sklearn.decomposition.LatentDirichletAllocation : Unsupervised LDA.
-    EmpiricalBayesLDA : LDA with empirical-Bayes hyperparameters.
 
     Notes
     -----
     Counts are rounded to the nearest integer. Documents without tokens are
     allowed: they do not inform the classifier during training (their
     ``zbar`` is zero) and their score at prediction time is 0 (probability
-    1/2 in a binary problem).
+    1/2 in a binary problem). ``score`` is the accuracy (as for every
+    scikit-learn classifier); ``perplexity`` averages the binary models' log
+    likelihoods per token.
 
     References
     ----------
@@ -226,7 +214,7 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     >>> X = np.vstack([rng.poisson([6, 6, 0.2, 0.2], size=(20, 4)),
     ...                rng.poisson([0.2, 0.2, 6, 6], size=(20, 4))])
     >>> y = np.repeat([0, 1], 20)
-    >>> clf = GibbsSLDAClassifier(n_components=2, c=4.0, max_iter=30,
+    >>> clf = GibbsSLDAClassifier(n_components=2, c=4.0, max_iter=30, burn_in=10,
     ...                           random_state=0).fit(X, y)
     >>> clf.score(X, y)
     1.0
@@ -236,16 +224,17 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "c": [Interval(Real, 0, None, closed="neither")],
         "prior_variance": [Interval(Real, 0, None, closed="neither")],
-        "doc_topic_prior": [Interval(Real, 0, None, closed="neither")],
-        "topic_word_prior": [Interval(Real, 0, None, closed="neither")],
+        "doc_topic_prior": PRIOR_CONSTRAINT,
+        "topic_word_prior": PRIOR_CONSTRAINT,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "burn_in": [Interval(Integral, 0, None, closed="left")],
         "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
-        "n_average": [Interval(Integral, 1, None, closed="left")],
         "prediction": [StrOptions({"average", "last"})],
         "pg_method": [StrOptions(set(PG_METHODS))],
         "pg_terms": [Interval(Integral, 1, None, closed="left")],
+        "warm_start": ["boolean"],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],
     }
 
@@ -255,14 +244,15 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         *,
         c=1.0,
         prior_variance=1.0,
-        doc_topic_prior=1.0,
-        topic_word_prior=0.01,
+        doc_topic_prior="auto",
+        topic_word_prior="auto",
         max_iter=100,
+        burn_in=50,
         n_infer_iter=50,
-        n_average=20,
         prediction="average",
-        pg_method="exact",
+        pg_method="auto",
         pg_terms=8,
+        warm_start=False,
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -273,15 +263,17 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
         self.max_iter = max_iter
+        self.burn_in = burn_in
         self.n_infer_iter = n_infer_iter
-        self.n_average = n_average
         self.prediction = prediction
         self.pg_method = pg_method
         self.pg_terms = pg_terms
+        self.warm_start = warm_start
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
 
+    @keep_state_on_failure
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit the model: one Gibbs chain per binary (one-vs-rest) problem.
@@ -299,77 +291,159 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self : object
             Fitted estimator.
         """
-        X = check_counts(self, X, reset=True)
+        whom = f"{type(self).__name__}.fit"
+        self._check_burn_in()
+        continuing = self.warm_start and getattr(self, "_run", None) is not None
+        X = check_counts(self, X, reset=not continuing, whom=whom)
         if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None."
-            )
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target "
+                             "y is None.")
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         check_classification_targets(y)
         encoder = LabelEncoder()
         y_index = encoder.fit_transform(y)
-        self.classes_ = encoder.classes_
-        n_classes = len(self.classes_)
-        if n_classes < 2:
+        if len(encoder.classes_) < 2:
             raise ValueError(
                 "GibbsSLDAClassifier needs samples of at least 2 classes in the data, "
-                f"but the data contains only one class: {self.classes_[0]!r}."
-            )
-        check_nonempty_corpus(X, type(self).__name__)
-        doc_ptr, word_ids = to_tokens(X)
-        rng = check_random_state(self.random_state)
-        targets = [y_index == 1] if n_classes == 2 else [y_index == k for k in range(n_classes)]
-        seeds = [seed_from(rng) for _ in targets]
-        self._infer_seed = seed_from(rng)
-        params = {
-            name: getattr(self, name)
-            for name in (
-                "n_components", "c", "prior_variance", "doc_topic_prior", "topic_word_prior",
-                "max_iter", "n_average", "pg_method", "pg_terms", "verbose",
-            )
-        }
-        names = (
-            ["GibbsSLDA"]
-            if n_classes == 2
-            else [f"GibbsSLDA[{cls}]" for cls in self.classes_]
-        )
-        n_jobs = 1 if len(targets) == 1 else self.n_jobs
-        results = Parallel(n_jobs=n_jobs)(
-            delayed(_fit_binary)(
-                doc_ptr, word_ids, target.astype(np.int8), X.shape[1], params, seed, name
-            )
-            for target, seed, name in zip(targets, seeds, names)
-        )
-        self.topic_word_per_model_ = [r["phi"].T.copy() for r in results]
-        self.components_ = np.vstack(self.topic_word_per_model_)
-        key = "eta_mean" if self.prediction == "average" else "eta_last"
-        self.coef_ = np.vstack([r[key] for r in results])
-        self.last_coef_ = np.vstack([r["eta_last"] for r in results])
-        self.n_iter_ = self.max_iter
-        return self
+                f"but the data contains only one class: {encoder.classes_[0]!r}.")
+        if continuing and not np.array_equal(encoder.classes_, self.classes_):
+            raise ValueError(f"{whom}: warm_start continues the previous chains, which were "
+                             "fitted on other classes.")
+        self.classes_ = encoder.classes_
+        n_classes = len(self.classes_)
+        self._targets = [y_index == 1] if n_classes == 2 else [y_index == k
+                                                               for k in range(n_classes)]
+        return self._fit_counts(X, whom)
 
-    def _infer_per_model(self, X, whom, empirical):
-        """Inferred topics of new documents, one array per binary model.
+    # ------------------------------------------------------- the model's steps
+    def _start_run(self, X, doc_ptr, word_ids, seed):
+        seeds = np.random.SeedSequence(seed).spawn(len(self._targets))
+        runs = [self._start_binary(X, doc_ptr, word_ids, target.astype(np.int8), s)
+                for target, s in zip(self._targets, seeds)]
+        return runs[0] if len(runs) == 1 else _OneVsRestRun(runs)
 
-        ``empirical=True``: topic frequencies zbar (what the classifier
-        scores); ``False``: posterior mean proportions (what transform gives).
-        """
-        check_is_fitted(self)
-        X = check_counts(self, X, reset=False, whom=whom)
-        doc_ptr, word_ids = to_tokens(X)
-        n_average = 1 if empirical and self.prediction == "last" else None
-        # One inference per binary model, in threads (the sweep releases the
-        # GIL); each has its own seed, so the result does not depend on n_jobs.
-        n_models = len(self.topic_word_per_model_)
-        return Parallel(n_jobs=min(effective_n_jobs(self.n_jobs), n_models), prefer="threads")(
-            delayed(infer_doc_topics)(
-                doc_ptr, word_ids, np.ascontiguousarray(phi.T), self.doc_topic_prior,
-                self.n_infer_iter, self._infer_seed + m, n_average=n_average,
-                empirical=empirical,
-            )
-            for m, phi in enumerate(self.topic_word_per_model_)
-        )
+    def _start_binary(self, X, doc_ptr, word_ids, y, seed):
+        chain_seed, prior_seed, pg_seed, eta_seed = seed.spawn(4)
+        chain = TopicChain.random(doc_ptr, word_ids, self.n_components, X.shape[1], chain_seed)
+        lengths = chain.doc_lengths
+        n_docs = chain.n_docs
+        kappa = np.where(lengths > 0, self.c * (y - 0.5), 0.0)
+        return _BinaryRun(
+            chain, self._start_priors(chain, prior_seed), y=y, kappa=kappa,
+            lam=np.where(lengths > 0, 1.0, 0.0),  # the paper starts lambda at 1
+            response=BinaryResponse(np.zeros(self.n_components), np.empty(n_docs),
+                                    np.empty(n_docs), np.empty(n_docs)),
+            eta_sum=np.zeros(self.n_components), pg_states=make_streams(pg_seed, n_docs),
+            eta_rng=np.random.default_rng(eta_seed))
+
+    def _sweep(self, run):
+        if isinstance(run, _OneVsRestRun):
+            # The classes' chains side by side, one thread each.
+            n_threads = effective_n_jobs(self.n_jobs, len(run.runs))
+            pool = thread_pool(n_threads) if n_threads > 1 else None
+            for r in run.runs:
+                r.iteration = run.iteration
+            sweep = lambda r: self._sweep_binary(r, n_jobs=1)  # noqa: E731
+            if pool is None:
+                for r in run.runs:
+                    sweep(r)
+            else:
+                list(pool.map(sweep, run.runs))
+            run.trace.record(coef=np.array([r.eta for r in run.runs]))
+        else:
+            self._sweep_binary(run, self.n_jobs)
+            run.trace.record(coef=run.eta[None, :].copy())
+
+    def _sweep_binary(self, run, n_jobs):
+        """eta | z, lambda; then the topics with the supervised factor; then
+        lambda | z, eta; then the priors (Gibbs sLDA, Zhu et al. 2013)."""
+        chain = run.chain
+        lengths = chain.doc_lengths
+        zbar = chain.tokens.doc_topic / np.maximum(lengths, 1)[:, None]
+        run.eta = draw_eta(zbar, run.lam, run.kappa, self.prior_variance, run.eta_rng)
+        check_finite(run.eta, f"{type(self).__name__}.fit", "the classifier weights",
+                     "c (smaller) or prior_variance")
+        run.response.eta[:] = run.eta
+        response_terms(chain.tokens.doc_topic, lengths, run.eta, run.kappa, run.lam,
+                       run.response)
+        chain.sweep_supervised(run.priors.alpha, run.priors.beta, run.response, n_jobs)
+        bounds = balanced_cuts(chain.tokens.doc_ptr, effective_n_jobs(n_jobs, chain.n_docs))
+        method = PG_METHODS[self.pg_method]
+        map_ranges(lambda lo, hi: draw_augmentation(
+            chain.tokens.doc_topic, lengths, run.eta, self.c, method, self.pg_terms,
+            run.pg_states, lo, hi, run.lam), bounds)
+        self._update_priors(run)
+        if run.iteration >= self.burn_in:
+            run.eta_sum += run.eta
+            run.n_eta += 1
+
+    def _log_likelihood(self, run):
+        runs = run.runs if isinstance(run, _OneVsRestRun) else [run]
+        total = 0.0
+        for r in runs:
+            omega = (r.chain.tokens.doc_topic @ r.eta) / np.maximum(r.chain.doc_lengths, 1)
+            response = self.c * (r.y * omega + log_expit(-omega))  # log psi(y | omega)
+            total += r.priors.log_joint(r.chain) + response[r.chain.doc_lengths > 0].sum()
+        return total
+
+    def _finish(self, run):
+        runs = run.runs if isinstance(run, _OneVsRestRun) else [run]
+        priors = []
+        for r in runs:
+            self._finish_priors(r)
+            priors.append((self.doc_topic_prior_, self.topic_word_prior_))
+        alphas, betas = (np.array(v) for v in zip(*priors))
+        self.doc_topic_prior_ = float(alphas[0]) if len(runs) == 1 else alphas
+        self.topic_word_prior_ = float(betas[0]) if len(runs) == 1 else betas
+        self.components_ = np.vstack([r.mean_counts() + b for r, b in zip(runs, betas)])
+        self.last_coef_ = np.vstack([r.eta for r in runs])
+        if self.prediction == "average":
+            self.coef_ = np.vstack([r.eta_sum / r.n_eta if r.n_eta else r.eta for r in runs])
+        else:
+            self.coef_ = self.last_coef_.copy()
+
+    # ------------------------------------------------------------- inference
+    def _model_blocks(self):
+        """(topics (V, K), alpha vector) of each binary model."""
+        topics = self._topics()
+        n_models = self.coef_.shape[0]
+        alphas = np.broadcast_to(self.doc_topic_prior_, (n_models,))
+        k = self.n_components
+        return [(np.ascontiguousarray(topics[:, m * k:(m + 1) * k]), np.full(k, alphas[m]))
+                for m in range(n_models)]
+
+    def _posterior_per_model(self, doc_ptr, word_ids, n_samples, n_average=None):
+        """Averaged counts (and draws) of each binary model, in threads (each
+        model has its own seed, so the result does not depend on n_jobs)."""
+        blocks = self._model_blocks()
+        n_threads = effective_n_jobs(self.n_jobs, len(blocks))
+
+        def infer(m):
+            phi, alpha = blocks[m]
+            return dirichlet_posterior(doc_ptr, word_ids, phi, alpha, self.n_infer_iter,
+                                       self._infer_seed + m, 1, n_samples, n_average)
+
+        if n_threads == 1:
+            return [infer(m) for m in range(len(blocks))]
+        return list(thread_pool(n_threads).map(infer, range(len(blocks))))
+
+    def _posterior(self, doc_ptr, word_ids, n_samples):
+        results = self._posterior_per_model(doc_ptr, word_ids, n_samples)
+        means = [posterior_mean(counts, alpha)
+                 for (counts, _), (_, alpha) in zip(results, self._model_blocks())]
+        draws = None if not n_samples else np.concatenate([d for _, d in results], axis=2)
+        return np.hstack(means), draws
+
+    def _log_likelihood_of(self, doc_ptr, word_ids):
+        # The binary models' log-likelihoods, averaged (each explains every token).
+        theta = self._posterior(doc_ptr, word_ids, 0)[0]
+        topics = self._topics()
+        k = self.n_components
+        values = [log_predictive(doc_ptr, word_ids, theta[:, m * k:(m + 1) * k].copy(),
+                                 np.ascontiguousarray(topics[:, m * k:(m + 1) * k]))
+                  for m in range(self.coef_.shape[0])]
+        return float(np.mean(values))
 
     def decision_function(self, X):
         """Scores eta . zbar of each binary model.
@@ -385,9 +459,12 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             For a binary problem the score of ``classes_[1]`` (positive means
             that class), else one column per class.
         """
-        zbars = self._infer_per_model(X, f"{type(self).__name__}.decision_function",
-                                      empirical=True)
-        scores = np.column_stack([z @ eta for z, eta in zip(zbars, self.coef_)])
+        doc_ptr, word_ids = self._validated_tokens(X, "decision_function")
+        n_average = 1 if self.prediction == "last" else None
+        lengths = np.maximum(np.diff(doc_ptr), 1)[:, None]
+        results = self._posterior_per_model(doc_ptr, word_ids, 0, n_average)
+        scores = np.column_stack([(counts / lengths) @ eta
+                                  for (counts, _), eta in zip(results, self.coef_)])
         return scores[:, 0] if len(self.classes_) == 2 else scores
 
     def predict(self, X):
@@ -421,15 +498,10 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, n_classes)
             Probabilities in the order of ``classes_``; rows sum to 1.
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            p = 1.0 / (1.0 + np.exp(-scores))
-            return np.column_stack([1.0 - p, p])
-        p = 1.0 / (1.0 + np.exp(-scores))
-        return p / p.sum(axis=1, keepdims=True)
+        return np.exp(self.predict_log_proba(X))
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`.
+        """Logarithm of :meth:`predict_proba`, computed without overflow.
 
         Parameters
         ----------
@@ -439,34 +511,23 @@ class GibbsSLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
-            Log-probabilities in the order of ``classes_``.
+            Log-probabilities in the order of ``classes_`` (finite for any
+            score).
         """
-        return np.log(self.predict_proba(X))
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return np.column_stack([log_expit(-scores), log_expit(scores)])
+        log_p = log_expit(scores)
+        return log_p - logsumexp(log_p, axis=1, keepdims=True)
 
-    def transform(self, X):
-        """Topic proportions of documents, inferred with the topics fixed.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Document-term counts.
-
-        Returns
-        -------
-        doc_topic : ndarray of shape (n_samples, n_models * n_components)
-            Posterior mean topic proportions under each binary model's topics
-            (blocks of ``n_components`` columns, one per model; each block
-            sums to 1).
-        """
-        return np.hstack(
-            self._infer_per_model(X, f"{type(self).__name__}.transform", empirical=False)
-        )
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
         # A topic model of 2-5 "words" cannot separate the checks' Gaussian
         # blobs as well as a linear model on the raw features.
         tags.classifier_tags.poor_score = True
         return tags
+

@@ -1,4 +1,4 @@
-"""Input validation and token conversion shared by the estimators."""
+"""Input validation, token conversion and inference shared by the estimators."""
 
 import numpy as np
 import pytest
@@ -8,8 +8,10 @@ from sklearn.base import BaseEstimator
 from sklearn_pgtm._base import (
     check_counts,
     check_nonempty_corpus,
-    infer_doc_topics,
+    dirichlet_posterior,
+    posterior_mean,
     to_tokens,
+    trend_z_score,
 )
 
 
@@ -18,7 +20,8 @@ class _Dummy(BaseEstimator):
 
 
 def test_to_tokens_roundtrip():
-    X = sp.csr_matrix(np.array([[0, 2, 1], [0, 0, 0], [3, 0, 1]]))
+    X = check_counts(_Dummy(), sp.csr_matrix(np.array([[0, 2, 1], [0, 0, 0], [3, 0, 1]])),
+                     reset=True)
     doc_ptr, word_ids = to_tokens(X)
     np.testing.assert_array_equal(doc_ptr, [0, 3, 3, 7])
     np.testing.assert_array_equal(word_ids, [1, 1, 2, 0, 0, 0, 2])
@@ -28,7 +31,8 @@ def test_to_tokens_roundtrip():
 @pytest.mark.parametrize("make", [np.asarray, sp.csr_matrix, sp.csc_matrix])
 def test_check_counts_rounds_and_accepts_formats(make):
     X = make(np.array([[0.4, 1.6], [2.0, 0.0]]))
-    out = check_counts(_Dummy(), X, reset=True)
+    with pytest.warns(UserWarning, match="not integers"):  # 2 of 3 nonzeros fractional
+        out = check_counts(_Dummy(), X, reset=True)
     assert sp.issparse(out) and out.format == "csr"
     np.testing.assert_array_equal(out.toarray(), [[0, 2], [2, 0]])
 
@@ -46,14 +50,40 @@ def test_check_counts_errors():
         check_nonempty_corpus(sp.csr_matrix((3, 4)), "Dummy")
 
 
-def test_infer_doc_topics_recovers_obvious_mixtures():
+def test_counts_too_large_for_tokens_raise_a_clear_error():
+    with pytest.raises(ValueError, match="tokens"):
+        check_counts(_Dummy(), np.array([[1e20, 1.0]]), reset=True)
+
+
+def test_tfidf_like_input_warns():
+    X = np.random.default_rng(0).random((5, 6))
+    with pytest.warns(UserWarning, match="word counts"):
+        check_counts(_Dummy(), X, reset=True)
+
+
+def test_dirichlet_posterior_recovers_obvious_mixtures():
     # Two topics with disjoint vocabularies: proportions follow the word counts.
     phi = np.array([[0.5, 0.0], [0.5, 0.0], [0.0, 0.5], [0.0, 0.5]]) + 1e-9
-    X = sp.csr_matrix(np.array([[40, 40, 0, 0], [0, 0, 10, 70], [20, 0, 0, 60]]))
+    X = check_counts(_Dummy(), np.array([[40, 40, 0, 0], [0, 0, 10, 70], [20, 0, 0, 60]]),
+                     reset=True)
     doc_ptr, word_ids = to_tokens(X)
-    theta = infer_doc_topics(doc_ptr, word_ids, phi, 0.1, n_iter=20, seed=0)
+    alpha = np.full(2, 0.1)
+    counts, draws = dirichlet_posterior(doc_ptr, word_ids, phi, alpha, 20, seed=0,
+                                        n_samples=50)
     expected = np.array([[80, 0], [0, 80], [20, 60]]) + 0.1
     expected /= expected.sum(axis=1, keepdims=True)
-    np.testing.assert_allclose(theta, expected, atol=1e-6)
-    again = infer_doc_topics(doc_ptr, word_ids, phi, 0.1, n_iter=20, seed=0)
-    np.testing.assert_array_equal(theta, again)
+    np.testing.assert_allclose(posterior_mean(counts, alpha), expected, atol=1e-6)
+    # Draws theta ~ Dir(C_d + alpha): their mean is the posterior mean.
+    assert draws.shape == (50, 3, 2)
+    np.testing.assert_allclose(draws.mean(axis=0), expected, atol=0.03)
+    again = dirichlet_posterior(doc_ptr, word_ids, phi, alpha, 20, seed=0, n_samples=50)
+    np.testing.assert_array_equal(counts, again[0])
+    np.testing.assert_array_equal(draws, again[1])
+
+
+def test_trend_z_score():
+    rng = np.random.default_rng(0)
+    flat = rng.normal(size=300)
+    rising = flat + np.linspace(0, 10, 300)
+    assert abs(trend_z_score(flat)) < 3
+    assert trend_z_score(rising) > 10

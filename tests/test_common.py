@@ -13,12 +13,13 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_pgtm
-from sklearn_pgtm import CorrelatedTopicModel, EmpiricalBayesLDA, GibbsSLDAClassifier
+from sklearn_pgtm import CorrelatedTopicModel, EmpiricalBayesLDA, GibbsLDA, GibbsSLDAClassifier
 
 # Small settings: a handful of sweeps is enough for the API checks.
 ESTIMATORS = [
-    GibbsSLDAClassifier(n_components=3, max_iter=5, n_infer_iter=5),
-    CorrelatedTopicModel(n_components=3, max_iter=3, n_infer_iter=2),
+    GibbsLDA(n_components=3, max_iter=6, burn_in=2, n_infer_iter=4),
+    GibbsSLDAClassifier(n_components=3, max_iter=6, burn_in=2, n_infer_iter=5),
+    CorrelatedTopicModel(n_components=3, max_iter=4, burn_in=2, n_infer_iter=2),
     EmpiricalBayesLDA(2, n_samples=8, burn_in=2, n_final_iter=2, n_infer_iter=4,
                       random_state=0),
 ]

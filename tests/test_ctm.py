@@ -14,14 +14,13 @@ from sklearn_pgtm import CorrelatedTopicModel
 from sklearn_pgtm._ctm import _niw_posterior_draw
 from sklearn_pgtm._kernels._ctm import (
     logistic_normal_update,
-    logistic_normal_update_parallel,
     softmax_rows,
     stick_breaking_update,
-    stick_breaking_update_parallel,
 )
 from sklearn_pgtm._kernels._polyagamma import PG_EXACT, PG_GAUSSIAN
 from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._kernels._stick_breaking import stick_breaking
+from sklearn_pgtm.exceptions import ChainDivergenceError
 
 
 def correlated_corpus(n_topics=6, n_words=120, n_docs=400, doc_length=80, seed=0):
@@ -66,7 +65,7 @@ def test_logistic_normal_single_site_matches_reference_posterior():
         # Burn in on eta_0 only by repeating the update with eta_1, eta_2 reset.
         for _ in range(15):
             logistic_normal_update(counts, lengths, eta, mu, precision, 1, PG_EXACT, 1,
-                                   kernel_state)
+                                   kernel_state, 0, 1)
             eta[0, 1:] = others
         draws[r] = eta[0, 0]
     # Reference density on a grid.
@@ -94,7 +93,7 @@ def test_stick_breaking_block_update_matches_gaussian_conditional():
     psi = np.zeros((n_docs, 3))
     counts = np.zeros((n_docs, 4), dtype=np.int32)
     stick_breaking_update(counts, np.zeros(n_docs, dtype=np.int64), psi, precision,
-                          precision @ mu, PG_EXACT, 1, make_streams(1, n_docs))
+                          precision @ mu, PG_EXACT, 1, make_streams(1, n_docs), 0, n_docs)
     se = np.sqrt(np.diag(sigma) / n_docs)
     assert np.all(np.abs(psi.mean(axis=0) - mu) < 4 * se)
     np.testing.assert_allclose(np.cov(psi.T), sigma, atol=0.06)
@@ -113,7 +112,7 @@ def test_stick_breaking_posterior_matches_reference_with_data():
     states = make_streams(2, n_rep)
     for _ in range(30):
         stick_breaking_update(counts, lengths, psi, precision, precision @ mu, PG_EXACT, 1,
-                              states)
+                              states, 0, n_rep)
     grid = np.linspace(-6, 8, 20001)
     log_dens = (-0.5 * (grid - mu[0]) ** 2 / s2[0, 0] + x * -np.logaddexp(0, -grid)
                 + (n - x) * -np.logaddexp(0, grid))
@@ -123,7 +122,9 @@ def test_stick_breaking_posterior_matches_reference_with_data():
     assert stats.kstest(psi[:, 0], lambda v: np.interp(v, grid, cdf)).pvalue > 1e-3
 
 
-def test_parallel_kernels_equal_serial():
+def test_document_blocks_give_the_same_draws():
+    # Each document has its own stream: updating documents in blocks (as the
+    # threads do) gives exactly the one-block result.
     rng = np.random.RandomState(0)
     counts = rng.poisson(3, size=(50, 4)).astype(np.int32)
     lengths = counts.sum(axis=1).astype(np.int64)
@@ -131,15 +132,19 @@ def test_parallel_kernels_equal_serial():
     mu = np.zeros(4)
     a, b = np.zeros((50, 4)), np.zeros((50, 4))
     logistic_normal_update(counts, lengths, a, mu, precision, 2, PG_GAUSSIAN, 1,
-                           make_streams(5, 50))
-    logistic_normal_update_parallel(counts, lengths, b, mu, precision, 2, PG_GAUSSIAN, 1,
-                                    make_streams(5, 50))
+                           make_streams(5, 50), 0, 50)
+    states = make_streams(5, 50)
+    for lo, hi in [(0, 17), (17, 50)]:
+        logistic_normal_update(counts, lengths, b, mu, precision, 2, PG_GAUSSIAN, 1, states,
+                               lo, hi)
     np.testing.assert_array_equal(a, b)
     a, b = np.zeros((50, 3)), np.zeros((50, 3))
     stick_breaking_update(counts, lengths, a, precision[:3, :3], np.zeros(3), PG_EXACT, 1,
-                          make_streams(6, 50))
-    stick_breaking_update_parallel(counts, lengths, b, precision[:3, :3], np.zeros(3),
-                                   PG_EXACT, 1, make_streams(6, 50))
+                          make_streams(6, 50), 0, 50)
+    states = make_streams(6, 50)
+    for lo, hi in [(0, 30), (30, 50)]:
+        stick_breaking_update(counts, lengths, b, precision[:3, :3], np.zeros(3), PG_EXACT, 1,
+                              states, lo, hi)
     np.testing.assert_array_equal(a, b)
 
 
@@ -173,7 +178,7 @@ def test_niw_posterior_concentrates_on_the_data_moments():
 def test_recovers_topic_correlations_from_model_data(link):
     X, phi, corr = correlated_corpus()
     model = CorrelatedTopicModel(6, link=link, pg_method="gaussian", max_iter=60,
-                                 random_state=0).fit(X)
+                                 burn_in=30, random_state=0).fit(X)
     match = np.corrcoef(model.components_, phi)[:6, 6:]
     fitted, true = linear_sum_assignment(-match)
     assert match[fitted, true].min() > 0.9
@@ -195,17 +200,19 @@ def test_recovers_topic_correlations_from_model_data(link):
 def test_attributes_reproducibility_and_scores():
     X, _, _ = correlated_corpus(n_docs=60)
     for link, dim in [("logistic_normal", 6), ("stick_breaking", 5)]:
-        model = CorrelatedTopicModel(6, link=link, max_iter=5, n_infer_iter=6,
+        model = CorrelatedTopicModel(6, link=link, max_iter=8, burn_in=4, n_infer_iter=6,
                                      pg_method="gaussian", random_state=1).fit(X)
         assert model.components_.shape == (6, X.shape[1])
-        np.testing.assert_allclose(model.components_.sum(axis=1), 1.0)
+        # Pseudo-counts: the prior plus averaged counts, summing to the tokens.
+        np.testing.assert_allclose(model.components_.sum(),
+                                   X.sum() + 6 * X.shape[1] * model.topic_word_prior_)
         assert model.mean_.shape == (dim,) and model.covariance_.shape == (dim, dim)
         assert model.topic_correlation_.shape == (6, 6)
         theta = model.transform(X)
         np.testing.assert_allclose(theta.sum(axis=1), 1.0)
         np.testing.assert_array_equal(theta, model.transform(X))
-        again = CorrelatedTopicModel(6, link=link, max_iter=5, n_infer_iter=6,
-                                     pg_method="gaussian", random_state=1, n_jobs=2).fit(X)
+        again = CorrelatedTopicModel(6, link=link, max_iter=8, burn_in=4, n_infer_iter=6,
+                                     pg_method="gaussian", random_state=1).fit(X)
         np.testing.assert_array_equal(again.components_, model.components_)
         assert np.isclose(model.perplexity(X), np.exp(-model.score(X) / X.sum()))
 
@@ -215,13 +222,14 @@ def test_divergence_is_reported_not_hidden(monkeypatch):
 
     X, _, _ = correlated_corpus(n_docs=30)
     monkeypatch.setattr(ctm, "_DIVERGENCE_BOUND", 1e-3)
-    with pytest.raises(FloatingPointError, match="pg_method='pg1'"):
-        CorrelatedTopicModel(4, pg_method="pg1", max_iter=3, random_state=0).fit(X)
+    with pytest.raises(ChainDivergenceError, match="pg_method='pg1'"):
+        CorrelatedTopicModel(4, pg_method="pg1", max_iter=3, burn_in=2,
+                             random_state=0).fit(X)
 
 
 def test_bad_input_and_pipeline():
     X, _, _ = correlated_corpus(n_docs=40)
-    model = CorrelatedTopicModel(3, max_iter=3, n_infer_iter=2, pg_method="gaussian")
+    model = CorrelatedTopicModel(3, max_iter=3, burn_in=2, n_infer_iter=2, pg_method="gaussian")
     with pytest.raises(ValueError, match="Negative"):
         model.fit(-X)
     with pytest.raises(ValueError, match="empty"):
@@ -231,15 +239,17 @@ def test_bad_input_and_pipeline():
         model.transform(X[:, :-1])
     X, _, _ = correlated_corpus(n_docs=100)
     y = (X[:, :20].sum(axis=1) > X[:, 40:60].sum(axis=1)).astype(int)
-    pipe = make_pipeline(CorrelatedTopicModel(6, max_iter=40, n_infer_iter=10,
+    pipe = make_pipeline(CorrelatedTopicModel(6, max_iter=40, burn_in=20, n_infer_iter=10,
                                               pg_method="gaussian", random_state=0),
                          LogisticRegression(C=100.0))
     assert pipe.fit(X, y).score(X, y) > 0.8
 
 
 @parametrize_with_checks([
-    CorrelatedTopicModel(n_components=3, max_iter=3, n_infer_iter=2, pg_method="gaussian"),
-    CorrelatedTopicModel(n_components=3, max_iter=3, n_infer_iter=2, link="stick_breaking"),
+    CorrelatedTopicModel(n_components=3, max_iter=4, burn_in=2, n_infer_iter=2,
+                         pg_method="gaussian"),
+    CorrelatedTopicModel(n_components=3, max_iter=4, burn_in=2, n_infer_iter=2,
+                         link="stick_breaking"),
 ])
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -1,67 +1,82 @@
-"""Tests of the shared topic sweep and of the fast / multi-threaded LDA sweeps.
+"""Tests of the collapsed topic sweeps (every entry point) and of the
+partitioned multi-threaded driver.
 
 Oracle: the exact full conditional of one token computed in NumPy. A single
 token ``i`` of document ``d`` is resampled many times by passing the kernels
-``doc_ptr = [i, i + 1]`` and the row ``doc_topic[d:d + 1]`` (token offsets are
-absolute, so the rest of document ``d`` stays in the counts); the conditional
-given the other tokens does not depend on the token's current topic, so the
-draws are i.i.d. from it and are compared with a chi-square test.
+the block ``(d, d + 1)`` of a one-token view of the corpus (``doc_ptr = [i,
+i + 1]`` over the row ``doc_topic[d:d + 1]``, token offsets absolute, so the
+rest of document ``d`` stays in the counts); the conditional given the other
+tokens does not depend on the token's current topic, so the draws are i.i.d.
+from it and are compared with a chi-square test.
 """
 
 import numpy as np
 import pytest
 from scipy.stats import chi2_contingency, chisquare
 
-from sklearn_pgtm._base import random_topic_state
-from sklearn_pgtm._kernels._fast_sweeps import (
-    dense_sweep,
-    lda_sweep,
-    partition_documents,
-    resolve_method,
-    sparse_sweep,
-)
+from sklearn_pgtm._chain import TopicChain, infer_topics, resolve_lda_method
 from sklearn_pgtm._kernels._random import make_streams
-from sklearn_pgtm._kernels._sweeps import ORDERED_MIN_TOPICS, sample_topics
+from sklearn_pgtm._kernels._sweeps import (
+    ALL_WORDS,
+    ORDERED_MIN_TOPICS,
+    BinaryResponse,
+    TokenTopics,
+    sample_fixed_topics,
+    sample_fixed_topics_weighted,
+    sample_lda,
+    sample_lda_sparse,
+    sample_supervised,
+    sample_weighted,
+    word_topic_lists,
+)
+from sklearn_pgtm._parallel import balanced_cuts
 
-E1 = np.zeros(0)
-E2 = np.zeros((0, 0))
 N_DRAWS = 20000
 P_MIN = 1e-4
 
 
 def _corpus(n_docs=6, n_words=8, n_topics=5, seed=0, min_len=3, max_len=12):
+    """A random chain: returns the TopicChain."""
     rng = np.random.default_rng(seed)
     lens = rng.integers(min_len, max_len + 1, n_docs)
     doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
     doc_ptr[1:] = np.cumsum(lens)
     word_ids = rng.integers(0, n_words, doc_ptr[-1]).astype(np.int32)
-    topics, dt, wt, tt = random_topic_state(doc_ptr, word_ids, n_topics, n_words, seed)
-    return doc_ptr, word_ids, topics, dt, wt, tt
+    return TopicChain.random(doc_ptr, word_ids, n_topics, n_words, seed)
 
 
-def _recount(doc_ptr, word_ids, topics, n_words, n_topics):
-    n_docs = doc_ptr.shape[0] - 1
-    docs = np.repeat(np.arange(n_docs), np.diff(doc_ptr))
+def _recount(chain):
+    t = chain.tokens
+    n_docs, n_topics = t.doc_topic.shape
+    docs = np.repeat(np.arange(n_docs), np.diff(t.doc_ptr))
     dt = np.zeros((n_docs, n_topics), dtype=np.int32)
-    wt = np.zeros((n_words, n_topics), dtype=np.int32)
-    np.add.at(dt, (docs, topics), 1)
-    np.add.at(wt, (word_ids, topics), 1)
+    wt = np.zeros(chain.word_topic.shape, dtype=np.int32)
+    np.add.at(dt, (docs, t.topics), 1)
+    np.add.at(wt, (t.word_ids, t.topics), 1)
     return dt, wt, wt.sum(axis=0).astype(np.int32)
 
 
-def _reference(i, d, word_ids, topics, dt, wt, tt, alpha, beta, doc_weight=None,
-               phi=None, eta=None, a_d=0.0, b_d=0.0, disc=0.0):
+def _assert_counts_exact(chain):
+    dt, wt, tt = _recount(chain)
+    np.testing.assert_array_equal(dt, chain.tokens.doc_topic)
+    np.testing.assert_array_equal(wt, chain.word_topic)
+    np.testing.assert_array_equal(tt, chain.topic_total)
+
+
+def _reference(i, d, chain, alpha, beta, doc_weight=None, phi=None, eta=None, a_d=0.0,
+               b_d=0.0, disc=0.0):
     """Exact conditional of token i (NumPy), counts excluding the token."""
-    w, old = word_ids[i], topics[i]
-    dt_ = dt[d].astype(float).copy()
-    wt_ = wt[w].astype(float).copy()
-    tt_ = tt.astype(float).copy()
+    t = chain.tokens
+    w, old = t.word_ids[i], t.topics[i]
+    dt_ = t.doc_topic[d].astype(float).copy()
+    wt_ = chain.word_topic[w].astype(float).copy()
+    tt_ = chain.topic_total.astype(float).copy()
     dt_[old] -= 1
     if phi is None:
         wt_[old] -= 1
         tt_[old] -= 1
     doc = doc_weight[d] if doc_weight is not None else dt_ + alpha
-    word = phi[w] if phi is not None else (wt_ + beta) / (tt_ + beta * wt.shape[0])
+    word = phi[w] if phi is not None else (wt_ + beta) / (tt_ + beta * chain.n_words)
     p = doc * word
     if eta is not None:
         rest = disc - eta[old]
@@ -69,13 +84,19 @@ def _reference(i, d, word_ids, topics, dt, wt, tt, alpha, beta, doc_weight=None,
     return p / p.sum()
 
 
-def _draw(kernel, K, n_draws, seed, i):
-    """Resample token i n_draws times; ``kernel(doc_ptr, states)`` returns its topic."""
+def _one_token(chain, i, d):
+    """The chain's tokens seen as a corpus of one document holding token i."""
+    t = chain.tokens
+    return TokenTopics(np.array([i, i + 1], dtype=np.int64), t.word_ids, t.topics,
+                       t.doc_topic[d:d + 1])
+
+
+def _draw(kernel, K, n_draws, seed):
+    """Resample a token n_draws times; ``kernel(states)`` returns its topic."""
     states = make_streams(seed, 1)
-    ptr = np.array([i, i + 1], dtype=np.int64)
     counts = np.zeros(K, dtype=np.int64)
     for _ in range(n_draws):
-        counts[kernel(ptr, states)] += 1
+        counts[kernel(states)] += 1
     return counts
 
 
@@ -86,182 +107,163 @@ def _check(counts, p):
     assert stat.pvalue > P_MIN, (counts, p)
 
 
-@pytest.mark.parametrize("mode", ["lda", "doc_weight", "phi", "supervised"])
+MODES = ["lda", "sparse", "supervised", "weighted", "fixed", "fixed_weighted"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("K", [5, ORDERED_MIN_TOPICS + 3])  # natural and ordered search
-def test_plain_sweep_conditional(mode, K):
+def test_entry_point_samples_the_exact_conditional(mode, K):
     V = 8
-    doc_ptr, word_ids, topics, dt, wt, tt = _corpus(n_words=V, n_topics=K, seed=1)
+    chain = _corpus(n_words=V, n_topics=K, seed=1)
+    t = chain.tokens
     rng = np.random.default_rng(2)
     alpha = rng.uniform(0.1, 1.0, K)
     beta = 0.3
-    doc_weight = rng.dirichlet(np.ones(K), size=dt.shape[0]) if mode == "doc_weight" else None
-    phi = rng.dirichlet(np.ones(V), size=K).T.copy() if mode == "phi" else None
+    n_docs = chain.n_docs
+    weights = (rng.dirichlet(np.ones(K), size=n_docs)
+               if mode in ("weighted", "fixed_weighted") else None)
+    phi = rng.dirichlet(np.ones(V), size=K).T.copy() if mode.startswith("fixed") else None
     eta = rng.normal(0, 1.5, K) if mode == "supervised" else None
-    n_docs = dt.shape[0]
     a = rng.normal(0, 1, n_docs)
     b = rng.uniform(0.1, 0.5, n_docs)
     disc = np.zeros(n_docs)
     if eta is not None:
         for d in range(n_docs):
-            disc[d] = eta[topics[doc_ptr[d]:doc_ptr[d + 1]]].sum()
+            disc[d] = eta[t.topics[t.doc_ptr[d]:t.doc_ptr[d + 1]]].sum()
+    block = (0, 1, 0, ALL_WORDS)
     d = 2
-    for i in (doc_ptr[d], doc_ptr[d + 1] - 1):
-        p = _reference(i, d, word_ids, topics, dt, wt, tt, alpha, beta, doc_weight, phi,
-                       eta, a[d], b[d], disc[d])
+    for i in (t.doc_ptr[d], t.doc_ptr[d + 1] - 1):
+        p = _reference(i, d, chain, alpha, beta, weights, phi, eta, a[d], b[d], disc[d])
+        one = _one_token(chain, i, d)
+        wt, tt = chain.word_topic, chain.topic_total
 
-        def kernel(ptr, states):
-            sample_topics(
-                ptr, word_ids, topics, dt[d:d + 1], wt, tt, alpha, beta, beta * V,
-                E2 if doc_weight is None else doc_weight[d:d + 1],
-                E2 if phi is None else phi, E1 if eta is None else eta,
-                a[d:d + 1], b[d:d + 1], disc[d:d + 1], states,
-            )
-            return topics[i]
+        def kernel(states):
+            if mode == "lda":
+                sample_lda(one, wt, tt, alpha, beta, states, block)
+            elif mode == "sparse":
+                sample_lda_sparse(one, wt, tt, alpha, beta, states, block,
+                                  word_topic_lists(wt))
+            elif mode == "supervised":
+                response = BinaryResponse(eta, a[d:d + 1], b[d:d + 1], disc[d:d + 1])
+                sample_supervised(one, wt, tt, alpha, beta, response, states, block)
+            elif mode == "weighted":
+                sample_weighted(one, wt, tt, weights[d:d + 1], beta, states, block)
+            elif mode == "fixed":
+                sample_fixed_topics(one, phi, alpha, states, block)
+            else:
+                sample_fixed_topics_weighted(one, phi, weights[d:d + 1], states, block)
+            return t.topics[i]
 
-        counts = _draw(kernel, K, N_DRAWS, 3, i)
-        _check(counts, p)
-    # The counts are still consistent with the topics.
+        n_draws = N_DRAWS // 4 if mode == "sparse" else N_DRAWS
+        _check(_draw(kernel, K, n_draws, 3), p)
+        if mode == "supervised":
+            # The discriminant follows the token.
+            assert np.isclose(disc[d], eta[t.topics[t.doc_ptr[d]:t.doc_ptr[d + 1]]].sum())
     if phi is None:
-        dt2, wt2, tt2 = _recount(doc_ptr, word_ids, topics, V, K)
-        np.testing.assert_array_equal(dt2, dt)
-        np.testing.assert_array_equal(wt2, wt)
-        np.testing.assert_array_equal(tt2, tt)
+        _assert_counts_exact(chain)
 
 
-@pytest.mark.parametrize("method", ["dense", "dense_ordered", "sparse"])
-def test_fast_sweep_conditional(method):
-    # A sparse state: many topics, small beta, a few sweeps from random init.
-    K, V = 12, 10
-    doc_ptr, word_ids, topics, dt, wt, tt = _corpus(n_docs=8, n_words=V, n_topics=K,
-                                                    seed=4, min_len=5, max_len=20)
-    rng = np.random.default_rng(5)
-    alpha = rng.uniform(0.05, 0.5, K)
-    beta = 0.05
-    states = make_streams(6, dt.shape[0])
-    for _ in range(3):
-        lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, beta, states,
-                  method=method.replace("_ordered", ""))
-    extra = (True,) if method == "dense_ordered" else ()
-    kern = sparse_sweep if method == "sparse" else dense_sweep
-    for d in (0, 3):
-        for i in (doc_ptr[d], doc_ptr[d + 1] - 1):
-            p = _reference(i, d, word_ids, topics, dt, wt, tt, alpha, beta)
-
-            def kernel(ptr, states):
-                kern(0, 1, ptr, word_ids, topics, dt[d:d + 1], wt, tt, alpha, beta,
-                     beta * V, states, *extra)
-                return topics[i]
-
-            _check(_draw(kernel, K, N_DRAWS, 7 + i, i), p)
-
-
-def test_fast_sweep_chains_match_plain():
+def test_dense_and_sparse_chains_agree_in_distribution():
     """Two-sample test: joint topics of two tokens after 3 whole sweeps from a
-    fixed start, over many chains, plain vs sparse vs dense."""
+    fixed start, over many chains, dense vs sparse."""
     K, V = 4, 5
-    doc_ptr, word_ids, topics0, dt0, wt0, tt0 = _corpus(n_docs=3, n_words=V, n_topics=K,
-                                                        seed=8, min_len=2, max_len=4)
     alpha = np.array([0.1, 0.3, 0.5, 0.2])
-    beta = 0.1
-    tables = {}
-    for method in ("plain", "dense", "sparse"):
+    tables = []
+    for method in ("dense", "sparse"):
         hist = np.zeros(K * K, dtype=np.int64)
         for c in range(3000):
-            topics, dt, wt, tt = topics0.copy(), dt0.copy(), wt0.copy(), tt0.copy()
-            states = make_streams([c, 99 if method == "plain" else 98], 3)
+            chain = _corpus(n_docs=3, n_words=V, n_topics=K, seed=8, min_len=2, max_len=4)
+            chain.states = make_streams([c, 99 if method == "dense" else 98], 3)
             for _ in range(3):
-                lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, beta, states,
-                          method=method)
-            hist[topics[0] * K + topics[-1]] += 1
-        tables[method] = hist
-    for method in ("dense", "sparse"):
-        table = np.vstack([tables["plain"], tables[method]])
-        table = table[:, table.sum(axis=0) > 0]
-        assert chi2_contingency(table).pvalue > P_MIN
+                chain.sweep_lda(alpha, 0.1, method=method)
+            hist[chain.tokens.topics[0] * K + chain.tokens.topics[-1]] += 1
+        tables.append(hist)
+    table = np.vstack(tables)
+    table = table[:, table.sum(axis=0) > 0]
+    assert chi2_contingency(table).pvalue > P_MIN
 
 
-@pytest.mark.parametrize("method", ["plain", "dense", "sparse"])
+def _sweep(chain, kind, n_jobs, rng_seed=0):
+    K = chain.n_topics
+    rng = np.random.default_rng(rng_seed)
+    if kind in ("dense", "sparse"):
+        chain.sweep_lda(np.full(K, 0.1), 0.01, n_jobs=n_jobs, method=kind)
+    elif kind == "supervised":
+        n_docs = chain.n_docs
+        eta = rng.normal(0, 1, K)
+        t = chain.tokens
+        disc = np.array([eta[t.topics[t.doc_ptr[d]:t.doc_ptr[d + 1]]].sum()
+                         for d in range(n_docs)])
+        response = BinaryResponse(eta, rng.normal(0, 1, n_docs), rng.uniform(0, .1, n_docs),
+                                  disc)
+        chain.sweep_supervised(np.full(K, 0.1), 0.01, response, n_jobs=n_jobs)
+    else:
+        chain.sweep_weighted(rng.dirichlet(np.ones(K), size=chain.n_docs), 0.01,
+                             n_jobs=n_jobs)
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse", "supervised", "weighted"])
 @pytest.mark.parametrize("n_jobs", [1, 2, 3])
-def test_counts_consistent_and_reproducible(method, n_jobs):
-    K, V = 30, 40
+def test_counts_consistent_and_reproducible(kind, n_jobs):
     out = []
     for _ in range(2):
-        doc_ptr, word_ids, topics, dt, wt, tt = _corpus(n_docs=40, n_words=V, n_topics=K,
-                                                        seed=10, min_len=1, max_len=30)
-        states = make_streams(11, dt.shape[0])
-        for _ in range(4):
-            lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, np.full(K, 0.1), 0.01,
-                      states, n_jobs=n_jobs, method=method)
-        dt2, wt2, tt2 = _recount(doc_ptr, word_ids, topics, V, K)
-        np.testing.assert_array_equal(dt2, dt)
-        np.testing.assert_array_equal(wt2, wt)
-        np.testing.assert_array_equal(tt2, tt)
-        out.append(topics)
+        chain = _corpus(n_docs=40, n_words=40, n_topics=30, seed=10, min_len=1, max_len=30)
+        for s in range(4):
+            _sweep(chain, kind, n_jobs, s)
+        _assert_counts_exact(chain)
+        out.append(chain.tokens.topics.copy())
     np.testing.assert_array_equal(out[0], out[1])
 
 
-def test_n_jobs_one_is_the_serial_sweep():
-    K, V = 6, 10
-    doc_ptr, word_ids, topics, dt, wt, tt = _corpus(n_docs=10, n_words=V, n_topics=K, seed=12)
-    copy = [a.copy() for a in (topics, dt, wt, tt)]
+def test_one_thread_is_the_serial_kernel():
+    K = 6
+    chain = _corpus(n_docs=10, n_words=10, n_topics=K, seed=12)
+    copy = _corpus(n_docs=10, n_words=10, n_topics=K, seed=12)
     alpha = np.full(K, 0.2)
-    lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, 0.1, make_streams(5, 10),
-              n_jobs=1, method="plain")
-    sample_topics(doc_ptr, word_ids, copy[0], copy[1], copy[2], copy[3], alpha, 0.1, 0.1 * V,
-                  E2, E2, E1, E1, E1, E1, make_streams(5, 10))
-    np.testing.assert_array_equal(topics, copy[0])
-    # The plain method runs serially whatever n_jobs.
-    serial = [a.copy() for a in _corpus(n_docs=10, n_words=V, n_topics=K, seed=12)[2:]]
-    par = [a.copy() for a in serial]
-    lda_sweep(doc_ptr, word_ids, *serial, alpha, 0.1, make_streams(5, 10), n_jobs=1,
-              method="plain")
-    lda_sweep(doc_ptr, word_ids, *par, alpha, 0.1, make_streams(5, 10), n_jobs=2,
-              method="plain")
-    for a, b in zip(serial, par):
-        np.testing.assert_array_equal(a, b)
+    chain.sweep_lda(alpha, 0.1, n_jobs=1, method="dense")
+    sample_lda(copy.tokens, copy.word_topic, copy.topic_total, alpha, 0.1, copy.states,
+               (0, copy.n_docs, 0, ALL_WORDS))
+    np.testing.assert_array_equal(chain.tokens.topics, copy.tokens.topics)
+    assert chain.n_sweeps == 1
 
 
-@pytest.mark.parametrize("method, K", [("dense", 8), ("dense", ORDERED_MIN_TOPICS + 10),
-                                       ("sparse", 8)])
-def test_partitioned_sweep_visits_every_slice_and_keeps_counts_exact(method, K):
+@pytest.mark.parametrize("kind, K", [("dense", 8), ("dense", ORDERED_MIN_TOPICS + 10),
+                                     ("sparse", 8), ("supervised", 8), ("weighted", 8)])
+def test_partitioned_sweep_visits_every_slice_and_keeps_counts_exact(kind, K):
     # Each token belongs to one (document block, word slice) cell, visited in
     # one sub-round: over a few sweeps most tokens move, and the counts stay
     # equal to a recount (threads never share a row).
-    V = 30
-    doc_ptr, word_ids, topics, dt, wt, tt = _corpus(n_docs=20, n_words=V, n_topics=K,
-                                                    seed=21, min_len=5, max_len=25)
-    alpha = np.full(K, 0.3)
-    moved = np.zeros(word_ids.shape[0], dtype=bool)
-    for sweep in range(5):
-        before = topics.copy()
-        lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, 0.05,
-                  make_streams(sweep, 20), n_jobs=2, method=method)
-        moved |= before != topics
-    assert moved.mean() > 0.5  # every slice of the vocabulary is visited
-    dt2, wt2, tt2 = _recount(doc_ptr, word_ids, topics, V, K)
-    np.testing.assert_array_equal(dt2, dt)
-    np.testing.assert_array_equal(wt2, wt)
-    np.testing.assert_array_equal(tt2, tt)
+    chain = _corpus(n_docs=20, n_words=30, n_topics=K, seed=21, min_len=5, max_len=25)
+    moved = np.zeros(chain.n_tokens, dtype=bool)
+    for s in range(5):
+        before = chain.tokens.topics.copy()
+        _sweep(chain, kind, 2, s)
+        moved |= before != chain.tokens.topics
+    assert moved.mean() > 0.5
+    _assert_counts_exact(chain)
 
 
 def test_partitioned_sweep_matches_serial_in_distribution():
-    """Two-sample test: joint topics of two tokens after 3 whole sweeps from a
-    fixed start, over many chains, serial dense vs 2-thread partitioned."""
-    K, V = 3, 6
-    doc_ptr, word_ids, topics0, dt0, wt0, tt0 = _corpus(n_docs=4, n_words=V, n_topics=K,
-                                                        seed=30, min_len=3, max_len=5)
+    """Two-sample test: joint topics of two tokens after 20 whole sweeps from a
+    fixed start (the chains have forgotten it: the partitioned sweep visits a
+    document's tokens in another order, so the two differ in their first
+    sweeps), over many chains, serial vs 2-thread partitioned."""
+    K = 3
     alpha = np.array([0.2, 0.5, 0.3])
-    beta = 0.5  # large beta: the stale totals matter little, as on real corpora
     tables = []
     for n_jobs in (1, 2):
         hist = np.zeros(K * K, dtype=np.int64)
         for c in range(3000):
-            topics, dt, wt, tt = topics0.copy(), dt0.copy(), wt0.copy(), tt0.copy()
-            states = make_streams([c, 50 + n_jobs], 4)
-            for _ in range(3):
-                lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, alpha, beta, states,
-                          n_jobs=n_jobs, method="dense")
-            hist[topics[0] * K + topics[-1]] += 1
+            chain = _corpus(n_docs=4, n_words=6, n_topics=K, seed=30, min_len=3, max_len=5)
+            chain.states = make_streams([c, 50 + n_jobs], 4)
+            for _ in range(20):
+                # The only approximation is the staleness of the topic totals
+                # within a sub-round: on this tiny corpus a change of one token
+                # is a large change of C_k, so a large beta (V beta = 30 against
+                # totals of ~5) keeps it as small as on real corpora, where
+                # C_k is of order N / K.
+                chain.sweep_lda(alpha, 5.0, n_jobs=n_jobs, method="dense")
+            hist[chain.tokens.topics[0] * K + chain.tokens.topics[-1]] += 1
         tables.append(hist)
     table = np.vstack(tables)
     table = table[:, table.sum(axis=0) > 0]
@@ -270,49 +272,41 @@ def test_partitioned_sweep_matches_serial_in_distribution():
 
 def test_partition_and_method_rules():
     doc_ptr = np.array([0, 5, 5, 10, 30, 31], dtype=np.int64)
-    b = partition_documents(doc_ptr, 2)
+    b = balanced_cuts(doc_ptr, 2)
     assert b[0] == 0 and b[-1] == 5 and np.all(np.diff(b) >= 0)
-    assert resolve_method("auto", 20) == "dense"
-    assert resolve_method("auto", 100) == "dense"
-    assert resolve_method("auto", 1000) == "sparse"
+    assert resolve_lda_method("auto", 20) == "dense"
+    assert resolve_lda_method("auto", 100) == "dense"
+    assert resolve_lda_method("auto", 1000) == "sparse"
     with pytest.raises(ValueError, match="method"):
-        resolve_method("fast", 10)
+        resolve_lda_method("plain", 10)
 
 
-def test_word_bounds_cache_never_serves_another_array():
-    # The cuts decide the partitioned sweep's order: a new token array must
-    # get its own cuts even when it reuses the id of a freed one.
-    from sklearn_pgtm._kernels import _fast_sweeps
-
-    skewed = np.repeat(np.arange(10, dtype=np.int64), [100] + [1] * 9)
-    uniform_ids = np.repeat(np.arange(10, dtype=np.int64), 11)
-    first = _fast_sweeps._word_bounds(skewed, 10, 2)
-    np.testing.assert_array_equal(first, _fast_sweeps.partition_words(skewed, 10, 2))
-    assert _fast_sweeps._word_bounds(skewed, 10, 2) is first  # remembered
-    # Plant the skewed array's entry under the uniform array's key, as if the
-    # uniform array had been allocated at the freed array's address.
-    key = (id(uniform_ids), uniform_ids.shape[0], 10, 2)
-    _fast_sweeps._WORD_BOUNDS_CACHE[key] = _fast_sweeps._WORD_BOUNDS_CACHE[
-        (id(skewed), skewed.shape[0], 10, 2)]
-    np.testing.assert_array_equal(_fast_sweeps._word_bounds(uniform_ids, 10, 2),
-                                  _fast_sweeps.partition_words(uniform_ids, 10, 2))
-    assert not np.array_equal(first, _fast_sweeps.partition_words(uniform_ids, 10, 2))
+def test_vocabulary_cuts_belong_to_their_chain():
+    # The cuts decide the partitioned sweep's order, hence reproducibility:
+    # each chain computes its own from its own tokens.
+    skewed = _corpus(n_docs=20, n_words=10, n_topics=3, seed=1)
+    skewed.tokens.word_ids[:] = 0
+    skewed.tokens.word_ids[-9:] = np.arange(1, 10)
+    other = _corpus(n_docs=20, n_words=10, n_topics=3, seed=1)
+    a = skewed._vocabulary_cuts(2)
+    b = other._vocabulary_cuts(2)
+    assert a[1] == 1 and not np.array_equal(a, b)
+    assert skewed._vocabulary_cuts(2) is a
 
 
-def test_eblda_n_jobs_reproducible():
-    from sklearn_pgtm import EmpiricalBayesLDA
-
-    rng = np.random.default_rng(0)
-    X = rng.poisson(1.0, size=(30, 15))
-    X[:, 0] += 1
-    params = dict(n_components=3, n_samples=20, burn_in=10, n_final_iter=4, random_state=0)
-    a = EmpiricalBayesLDA(n_jobs=2, **params).fit(X)
-    b = EmpiricalBayesLDA(n_jobs=2, **params).fit(X)
-    c = EmpiricalBayesLDA(n_jobs=1, **params).fit(X)
-    np.testing.assert_array_equal(a.components_, b.components_)
-    assert np.all(np.isfinite(a.components_))
-    # The parallel chain (partitioned sweep) is a different chain than the serial one.
-    assert not np.array_equal(a.components_, c.components_)
+def test_fixed_topic_inference_does_not_depend_on_n_jobs():
+    chain = _corpus(n_docs=30, n_words=12, n_topics=4, seed=5)
+    phi = np.random.default_rng(0).dirichlet(np.ones(12), size=4).T.copy()
+    results = []
+    for n_jobs in (1, 2, 3):
+        t = chain.tokens
+        tokens = TokenTopics(t.doc_ptr, t.word_ids, t.topics.copy(), t.doc_topic.copy())
+        states = make_streams(3, chain.n_docs)
+        for _ in range(3):
+            infer_topics(tokens, phi, states, n_jobs, alpha=np.full(4, 0.3))
+        results.append(tokens.topics)
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], results[2])
 
 
 def test_exp_nonpositive_matches_math_exp():
@@ -337,14 +331,9 @@ def test_exp_nonpositive_matches_math_exp():
 
 
 def test_more_threads_than_words_or_documents():
-    # n_jobs is capped by the number of documents and of words.
-    K = 3
+    # The number of threads is capped by the number of documents and of words.
     for n_docs, V in [(2, 1), (5, 2)]:
-        doc_ptr, word_ids, topics, dt, wt, tt = _corpus(n_docs=n_docs, n_words=V, n_topics=K,
-                                                        seed=3)
-        for method in ("dense", "sparse"):
-            lda_sweep(doc_ptr, word_ids, topics, dt, wt, tt, np.full(K, 0.5), 0.1,
-                      make_streams(0, n_docs), n_jobs=4, method=method)
-            dt2, wt2, tt2 = _recount(doc_ptr, word_ids, topics, V, K)
-            np.testing.assert_array_equal(wt2, wt)
-            np.testing.assert_array_equal(tt2, tt)
+        for kind in ("dense", "sparse"):
+            chain = _corpus(n_docs=n_docs, n_words=V, n_topics=3, seed=3)
+            _sweep(chain, kind, 4)
+            _assert_counts_exact(chain)

@@ -5,21 +5,23 @@
 - Stick-breaking link (Linderman et al. 2015): omega_dk ~ PG(N_dk, psi_dk),
   then a block Gaussian update of psi_d (its own Cholesky per document).
 
-Each document uses its own random stream ``states[d]``; the drivers exist in
-a serial and a ``prange`` version that give identical results.
+Each document uses its own random stream ``states[d]``; every driver works
+on a range ``lo:hi`` of documents, and the estimator runs blocks of documents
+in threads (:func:`sklearn_pgtm._parallel.map_ranges`), so the result does
+not depend on the number of threads. User guide: :ref:`ctm`.
 """
 
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ._polyagamma import pg_draw_fast
 from ._random import standard_normal
 
 
 # ------------------------------------------------------------ logistic normal
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_subiter,
                               method, n_terms, states):
     """S sweeps of single-site updates of eta_d.
@@ -85,25 +87,16 @@ def _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_s
                 e[k] = e_new
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def logistic_normal_update(doc_topic, doc_lengths, eta, mu, precision, n_subiter, method,
-                           n_terms, states):
-    """Resample every document's eta_d (rows of ``eta``) in place, serially."""
-    for d in range(eta.shape[0]):
+                           n_terms, states, lo, hi):
+    """Resample the eta_d of documents ``lo:hi`` (rows of ``eta``) in place."""
+    for d in range(lo, hi):
         _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_subiter,
                                   method, n_terms, states)
 
 
-@njit(cache=True, parallel=True)
-def logistic_normal_update_parallel(doc_topic, doc_lengths, eta, mu, precision, n_subiter,
-                                    method, n_terms, states):
-    """Same as :func:`logistic_normal_update`, documents spread over threads."""
-    for d in prange(eta.shape[0]):
-        _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_subiter,
-                                  method, n_terms, states)
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def softmax_rows(eta, out):
     """out[d] = softmax(eta[d])."""
     n_docs, n_topics = eta.shape
@@ -121,7 +114,7 @@ def softmax_rows(eta, out):
 
 
 # ------------------------------------------------------------ stick breaking
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precision_mean,
                              method, n_terms, states):
     n_sticks = psi.shape[1]
@@ -155,19 +148,10 @@ def _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precisio
         psi[d, i] = s / chol[i, i]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def stick_breaking_update(doc_topic, doc_lengths, psi, precision, precision_mean, method,
-                          n_terms, states):
-    """Resample every document's psi_d (rows of ``psi``) in place, serially."""
-    for d in range(psi.shape[0]):
-        _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precision_mean,
-                                 method, n_terms, states)
-
-
-@njit(cache=True, parallel=True)
-def stick_breaking_update_parallel(doc_topic, doc_lengths, psi, precision, precision_mean,
-                                   method, n_terms, states):
-    """Same as :func:`stick_breaking_update`, documents spread over threads."""
-    for d in prange(psi.shape[0]):
+                          n_terms, states, lo, hi):
+    """Resample the psi_d of documents ``lo:hi`` (rows of ``psi``) in place."""
+    for d in range(lo, hi):
         _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precision_mean,
                                  method, n_terms, states)

@@ -249,3 +249,36 @@ def document_streams(seed, doc_ptr, word_ids):
     states = np.empty((max(n_docs, 1), 4), dtype=np.uint64)
     _document_streams(np.uint64(int(seed) % 2**64), doc_ptr, word_ids, states)
     return states
+
+
+@njit(cache=True, nogil=True)
+def dirichlet_rows(counts, alpha, states, lo, hi, out):
+    """``out[d] ~ Dirichlet(counts[d] + alpha)`` for rows ``lo:hi``, row ``d``
+    drawing from its own stream ``states[d]``."""
+    n_cols = alpha.shape[0]
+    for d in range(lo, hi):
+        state = states[d]
+        total = 0.0
+        for k in range(n_cols):
+            g = standard_gamma(state, counts[d, k] + alpha[k])
+            out[d, k] = g
+            total += g
+        if total > 0.0:
+            for k in range(n_cols):
+                out[d, k] /= total
+        else:
+            # Every gamma underflowed (tiny shapes): the draw sits on a vertex,
+            # chosen with probability proportional to the shapes.
+            shape_sum = 0.0
+            for k in range(n_cols):
+                shape_sum += counts[d, k] + alpha[k]
+            u = uniform(state) * shape_sum
+            acc = 0.0
+            chosen = n_cols - 1
+            for k in range(n_cols):
+                acc += counts[d, k] + alpha[k]
+                if acc > u:
+                    chosen = k
+                    break
+            for k in range(n_cols):
+                out[d, k] = 1.0 if k == chosen else 0.0

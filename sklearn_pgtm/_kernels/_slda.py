@@ -1,7 +1,9 @@
-"""Kernels of the Gibbs supervised LDA (Zhu et al. 2013) beyond the topic sweep.
+"""Kernels of Gibbs supervised LDA (Zhu et al. 2013) beyond the topic sweep.
 
-The topic sweep itself, with the supervised factor, is the shared
-:func:`sklearn_pgtm._kernels._sweeps.sample_topics`.
+The topic sweep with the supervised factor is
+:func:`sklearn_pgtm._kernels._sweeps.sample_supervised`; its per-document
+coefficients (a :class:`~sklearn_pgtm._kernels._sweeps.BinaryResponse`) are
+filled by :func:`response_terms`. User guide: :ref:`slda`.
 """
 
 import numpy as np
@@ -10,15 +12,16 @@ from numba import njit
 from ._polyagamma import pg_draw
 
 
-@njit(cache=True)
-def draw_augmentation(doc_topic, doc_lengths, eta, c, method, n_terms, states, out):
-    """lambda_d ~ PG(c, omega_d), omega_d = eta . zbar_d, one stream per document.
+@njit(cache=True, nogil=True)
+def draw_augmentation(doc_topic, doc_lengths, eta, c, method, n_terms, states, lo, hi, out):
+    """lambda_d ~ PG(c, omega_d), omega_d = eta . zbar_d, for documents ``lo:hi``.
 
-    Documents without tokens carry no response information and get
-    ``lambda_d = 0`` (their zbar is the zero vector).
+    Document ``d`` draws from its own stream ``states[d]``. Documents without
+    tokens carry no response information and get ``lambda_d = 0`` (their zbar
+    is the zero vector).
     """
-    n_docs, n_topics = doc_topic.shape
-    for d in range(n_docs):
+    n_topics = doc_topic.shape[1]
+    for d in range(lo, hi):
         n_d = doc_lengths[d]
         if n_d == 0:
             out[d] = 0.0
@@ -26,16 +29,15 @@ def draw_augmentation(doc_topic, doc_lengths, eta, c, method, n_terms, states, o
         omega = 0.0
         for k in range(n_topics):
             omega += eta[k] * doc_topic[d, k]
-        omega /= n_d
-        out[d] = pg_draw(states[d], c, omega, method, n_terms)
+        out[d] = pg_draw(states[d], c, omega / n_d, method, n_terms)
 
 
-@njit(cache=True)
-def response_terms(doc_topic, doc_lengths, eta, kappa, lam, resp_linear, resp_quad, discriminant):
-    """Per-document coefficients of the supervised factor of the sweep.
+@njit(cache=True, nogil=True)
+def response_terms(doc_topic, doc_lengths, eta, kappa, lam, response):
+    """Fill the per-document coefficients of the supervised factor.
 
-    ``resp_linear = kappa_d / N_d``, ``resp_quad = lambda_d / (2 N_d^2)`` and
-    ``discriminant = sum_n eta_{z_dn}`` (zero for empty documents).
+    ``response.linear = kappa_d / N_d``, ``response.quad = lambda_d / (2 N_d^2)``
+    and ``response.discriminant = sum_n eta_{z_dn}`` (zero for empty documents).
     """
     n_docs, n_topics = doc_topic.shape
     for d in range(n_docs):
@@ -43,20 +45,20 @@ def response_terms(doc_topic, doc_lengths, eta, kappa, lam, resp_linear, resp_qu
         s = 0.0
         for k in range(n_topics):
             s += eta[k] * doc_topic[d, k]
-        discriminant[d] = s
+        response.discriminant[d] = s
         if n_d == 0:
-            resp_linear[d] = 0.0
-            resp_quad[d] = 0.0
+            response.linear[d] = 0.0
+            response.quad[d] = 0.0
         else:
-            resp_linear[d] = kappa[d] / n_d
-            resp_quad[d] = lam[d] / (2.0 * n_d * n_d)
+            response.linear[d] = kappa[d] / n_d
+            response.quad[d] = lam[d] / (2.0 * n_d * n_d)
 
 
 def eta_conditional(zbar, lam, kappa, prior_variance):
     """Mean and Cholesky factor of the precision of eta | Z, lambda.
 
     Precision ``P = I / nu^2 + sum_d lambda_d zbar_d zbar_d^T`` and mean
-    ``mu = P^{-1} sum_d kappa_d zbar_d`` (MODELS.md section 1).
+    ``mu = P^{-1} sum_d kappa_d zbar_d`` (user guide, :ref:`slda`).
     """
     n_topics = zbar.shape[1]
     precision = (zbar.T * lam) @ zbar

@@ -1,225 +1,582 @@
-"""The collapsed Gibbs topic sweep shared by every model.
+"""Collapsed Gibbs sweeps over the topics of the tokens, for every topic model.
 
-Tokens are stored document by document in flat arrays (as in the ``lda``
-package): ``doc_ptr`` (D + 1 offsets), ``word_ids`` and ``topics`` (one entry
-per token). Counts: ``doc_topic`` (D, K), ``word_topic`` (V, K, word-major so
-that a token reads one contiguous row) and ``topic_total`` (K).
+Tokens are stored document by document in flat arrays, as in the ``lda``
+package, bundled in a :class:`TokenTopics` named tuple: ``doc_ptr`` (D + 1
+offsets), ``word_ids`` and ``topics`` (one entry per token) and the
+document-topic counts ``doc_topic`` (D, K). Collapsed models also keep the
+topic-word counts ``word_topic`` (V, K, word-major so that a token reads one
+contiguous row) and the topic totals ``topic_total`` (K).
 
-One kernel serves all three models; what differs is the document factor and
-an optional supervised factor of the conditional
+Every model resamples a token's topic from a product of three factors
+(user guide, :ref:`topic_sweep`):
 
-    p(z_dn = k | rest) ∝ doc_factor(d, k) · word_factor(w, k) · sup(d, k)
+    p(z_dn = k | rest) ∝ doc(d, k) · word(w_dn, k) · response(d, k)
 
-- doc_factor: ``C_dk¬n + alpha_k`` (LDA, sLDA), or a fixed weight
-  ``doc_weight[d, k]`` (the correlated topic model's softmax / stick-breaking
-  proportions) when ``doc_weight`` has rows.
-- word_factor: ``(C_kw¬n + beta) / (C_k¬n + V beta)`` (collapsed), or a fixed
-  ``phi[w, k]`` when ``phi`` has rows (inference on new documents; the
-  topic-word counts are then left untouched).
-- sup: ``exp(a_d eta_k - b_d (eta_k^2 + 2 eta_k Lambda_dn))`` when ``eta`` is
-  non-empty (Gibbs sLDA, Zhu et al. 2013), with ``a_d = kappa_d / N_d``,
-  ``b_d = lambda_d / (2 N_d^2)`` and ``Lambda_dn`` the discriminant of the other
-  tokens, kept in ``discriminant[d] = sum_n eta_{z_dn}``.
+- doc: ``C_dk¬n + alpha_k`` (:class:`DocPrior`, a collapsed Dirichlet) or a
+  fixed weight ``weights[d, k]`` (:class:`DocWeights`, the correlated topic
+  model's proportions);
+- word: ``(C_kw¬n + beta) / (C_k¬n + V beta)`` (:class:`CollapsedWords`) or a
+  fixed ``phi[w, k]`` (:class:`FixedWords`: inference with fixed topics, the
+  dynamic topic model's slices);
+- response: 1 (:class:`NoResponse`) or the supervised factor of Gibbs sLDA
+  (:class:`BinaryResponse`).
 
-Each document draws from its own random stream ``states[d]``, so a sweep is
-reproducible whatever the order or partition of documents.
+One core, :func:`_sweep_block`, does the token loop for every combination;
+the factors are small named tuples whose behaviour is chosen at compile time
+(numba ``overload`` on their types), so each entry point compiles to a loop
+with only its own arithmetic. (The overloads are left to LLVM to inline:
+numba 0.68's IR-level ``inline="always"`` loses writes to arrays held in a
+named tuple built inside the caller; tests/test_sweeps.py checks the counts.) The entry points are the uses:
+:func:`sample_lda`, :func:`sample_supervised`, :func:`sample_weighted`
+(collapsed words, fixed document weights), :func:`sample_fixed_topics` and
+:func:`sample_fixed_topics_weighted` (topics fixed), and the SparseLDA sweep
+:func:`sample_lda_sparse` (LDA only, a different search over the same count
+updates).
+
+Every entry point sweeps the documents ``block[0]:block[1]`` and, among their
+tokens, only those whose word lies in ``block[2]:block[3]``: the partitioned
+multi-threaded driver (:mod:`sklearn_pgtm._chain`) gives each thread its own
+block of documents and slice of the vocabulary, and a thread-local copy of
+``topic_total``. Document ``d`` draws from its own random stream
+``states[d]``, so a sweep is reproducible whatever the partition.
 """
 
 import math
+from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
-from ._intrinsics import PREFETCH_DISTANCE, exp_nonpositive, prefetch_row
-from ._random import uniform
+from ._intrinsics import PREFETCH_DISTANCE, exp_nonpositive, prefetch, prefetch_row, prefetch_span
+from ._random import search_cumulative, uniform
 
 # From this many topics on, the search for the new topic visits topics in
-# decreasing order of the document's factor (worth an argsort per document).
+# decreasing order of the document's factor: it then usually stops within the
+# document's few main topics instead of after K / 2 topics (worth an argsort
+# per document; benchmarks/throughput.py). Any fixed order samples the same
+# conditional.
 ORDERED_MIN_TOPICS = 50
+
+# Upper end of the word range that selects every word.
+ALL_WORDS = 2**62
+
+TokenTopics = namedtuple("TokenTopics", ["doc_ptr", "word_ids", "topics", "doc_topic"])
+TokenTopics.__doc__ = """Tokens of a corpus and their topics (see the module docstring)."""
+
+DocPrior = namedtuple("DocPrior", ["alpha"])
+DocWeights = namedtuple("DocWeights", ["weights"])
+CollapsedWords = namedtuple("CollapsedWords",
+                            ["word_topic", "topic_total", "inv_total", "beta", "beta_sum"])
+FixedWords = namedtuple("FixedWords", ["phi"])
+NoResponse = namedtuple("NoResponse", [])
+BinaryResponse = namedtuple("BinaryResponse", ["eta", "linear", "quad", "discriminant"])
+BinaryResponse.__doc__ = """Supervised factor of Gibbs sLDA (Zhu et al. 2013).
+
+``exp(a_d eta_k - b_d (eta_k^2 + 2 eta_k Lambda_dn))`` with ``a_d =
+linear[d] = kappa_d / N_d``, ``b_d = quad[d] = lambda_d / (2 N_d^2)`` and
+``Lambda_dn`` the discriminant of the document's other tokens, kept in
+``discriminant[d] = sum_n eta_{z_dn}`` (updated by the sweep)."""
+
+
+def _is(side, cls):
+    return isinstance(side, types.BaseTuple) and getattr(side, "instance_class", None) is cls
+
+
+# --------------------------------------------------------------------------
+# The factors. Each function below is a compile-time switch on the type of
+# its first argument; the chosen body is compiled into the core.
+# --------------------------------------------------------------------------
+
+
+def doc_factor(docs, doc_topic, d, k):
+    """Document factor of topic ``k`` for document ``d`` (token removed)."""
+
+
+@overload(doc_factor)
+def _doc_factor(docs, doc_topic, d, k):
+    if _is(docs, DocPrior):
+        return lambda docs, doc_topic, d, k: doc_topic[d, k] + docs.alpha[k]
+    if _is(docs, DocWeights):
+        return lambda docs, doc_topic, d, k: docs.weights[d, k]
+
+
+def search_key(docs, doc_topic, d):
+    """The row whose decreasing order is the search order of document ``d``."""
+
+
+@overload(search_key)
+def _search_key(docs, doc_topic, d):
+    if _is(docs, DocPrior):
+        return lambda docs, doc_topic, d: doc_topic[d]
+    if _is(docs, DocWeights):
+        return lambda docs, doc_topic, d: docs.weights[d]
+
+
+def topic_scale(words, k):
+    """Factor of topic ``k`` shared by every word: ``1 / (C_k + V beta)`` or 1."""
+
+
+@overload(topic_scale)
+def _topic_scale(words, k):
+    if _is(words, CollapsedWords):
+        return lambda words, k: words.inv_total[k]
+    if _is(words, FixedWords):
+        return lambda words, k: 1.0
+
+
+def word_factor(words, w, k):
+    """Word factor of topic ``k`` for word ``w`` up to :func:`topic_scale`."""
+
+
+@overload(word_factor)
+def _word_factor(words, w, k):
+    if _is(words, CollapsedWords):
+        return lambda words, w, k: words.word_topic[w, k] + words.beta
+    if _is(words, FixedWords):
+        return lambda words, w, k: words.phi[w, k]
+
+
+def prefetch_word(words, w):
+    """Ask for the word row that a token ahead will read (a cache miss otherwise)."""
+
+
+@overload(prefetch_word)
+def _prefetch_word(words, w):
+    if _is(words, CollapsedWords):
+        return lambda words, w: prefetch_row(words.word_topic, w)
+    if _is(words, FixedWords):
+        return lambda words, w: prefetch_row(words.phi, w)
+
+
+def start_topic_scale(words):
+    """Fill the cached ``1 / (C_k + V beta)`` from the topic totals."""
+
+
+@overload(start_topic_scale)
+def _start_topic_scale(words):
+    if _is(words, CollapsedWords):
+        def impl(words):
+            for k in range(words.topic_total.shape[0]):
+                words.inv_total[k] = 1.0 / (words.topic_total[k] + words.beta_sum)
+        return impl
+    if _is(words, FixedWords):
+        return lambda words: None
+
+
+@njit(cache=True, nogil=True, inline="always")
+def move_word_count(word_topic, topic_total, inv_total, beta_sum, w, k, step):
+    """Add ``step`` (+1 or -1) tokens of word ``w`` to topic ``k`` and refresh
+    the cached ``1 / (C_k + V beta)``: the one count update of every
+    collapsed sweep (the core's and SparseLDA's)."""
+    word_topic[w, k] += step
+    topic_total[k] += step
+    inv_total[k] = 1.0 / (topic_total[k] + beta_sum)
+
+
+def move_word(words, w, k, step):
+    """Count update of the word side (nothing when the topics are fixed)."""
+
+
+@overload(move_word)
+def _move_word(words, w, k, step):
+    if _is(words, CollapsedWords):
+        return lambda words, w, k, step: move_word_count(
+            words.word_topic, words.topic_total, words.inv_total, words.beta_sum, w, k, step)
+    if _is(words, FixedWords):
+        return lambda words, w, k, step: None
+
+
+def response_start(response, d, base):
+    """Per-document part of the response factor (into ``base``)."""
+
+
+@overload(response_start)
+def _response_start(response, d, base):
+    if _is(response, NoResponse):
+        return lambda response, d, base: None
+    if _is(response, BinaryResponse):
+        def impl(response, d, base):
+            a_d = response.linear[d]
+            b_d = response.quad[d]
+            for k in range(base.shape[0]):
+                e = response.eta[k]
+                base[k] = a_d * e - b_d * e * e
+        return impl
+
+
+def response_weights(response, d, old, base, out):
+    """Response factors of every topic for the token leaving topic ``old``."""
+
+
+@overload(response_weights)
+def _response_weights(response, d, old, base, out):
+    if _is(response, NoResponse):
+        return lambda response, d, old, base, out: None
+    if _is(response, BinaryResponse):
+        def impl(response, d, old, base, out):
+            eta = response.eta
+            slope = -2.0 * response.quad[d] * (response.discriminant[d] - eta[old])
+            s_max = -math.inf
+            for k in range(out.shape[0]):
+                s = base[k] + slope * eta[k]
+                out[k] = s
+                s_max = max(s_max, s)
+            # Scaled so that the largest factor is 1; a branch-free exp so
+            # that this loop vectorizes (the sweep's main cost otherwise).
+            for k in range(out.shape[0]):
+                out[k] = exp_nonpositive(out[k] - s_max)
+        return impl
+
+
+def response_factor(response, weights, k):
+    """The response factor of topic ``k`` computed by :func:`response_weights`."""
+
+
+@overload(response_factor)
+def _response_factor(response, weights, k):
+    if _is(response, NoResponse):
+        return lambda response, weights, k: 1.0
+    if _is(response, BinaryResponse):
+        return lambda response, weights, k: weights[k]
+
+
+def response_move(response, d, old, new):
+    """Update the response's running state when a token moves topic."""
+
+
+@overload(response_move)
+def _response_move(response, d, old, new):
+    if _is(response, NoResponse):
+        return lambda response, d, old, new: None
+    if _is(response, BinaryResponse):
+        def impl(response, d, old, new):
+            response.discriminant[d] += response.eta[new] - response.eta[old]
+        return impl
+
+
+# --------------------------------------------------------------------------
+# The core
+# --------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True, fastmath=True)
-def _sum(values, n):
-    """sum(values[:n]), vectorized (summation order free)."""
+def _weight_total(coef, words, response, response_w, w, n_topics):
+    """sum_k coef[k] word(w, k) response(k), by a vectorized reduction
+    (summation order free)."""
     total = 0.0
-    for k in range(n):
-        total += values[k]
+    for k in range(n_topics):
+        total += coef[k] * word_factor(words, w, k) * response_factor(response, response_w, k)
     return total
 
 
 @njit(cache=True, nogil=True)
-def sample_document(
-    d,
-    doc_ptr,
-    word_ids,
-    topics,
-    doc_topic,
-    word_topic,
-    topic_total,
-    alpha,
-    beta,
-    beta_sum,
-    doc_weight,
-    phi,
-    eta,
-    resp_linear,
-    resp_quad,
-    discriminant,
-    state,
-    weights,
-    order,
-    sup_weight,
-    sup_base,
-    inv_total,
-):
-    """Resample the topics of the tokens of document ``d`` in place.
+def _sweep_block(tokens, docs, words, response, states, block):
+    """Resample the topics of the tokens of ``block`` (see the module doc).
 
-    ``inv_total[k] = 1 / (topic_total[k] + beta_sum)`` is kept up to date here
-    so that the inner loop multiplies instead of dividing.
+    Keeps ``coef[k] = doc(d, k) * topic_scale(k)`` for the current document
+    (two entries change per token), so that a topic's weight is one or two
+    multiplications; the total comes from a vectorized reduction, the topic
+    from a linear search of the running sum in the document's search order
+    (if rounding of the reordered total leaves the search short, the last
+    topic searched is taken: a probability of order 1e-16).
     """
-    n_topics = alpha.shape[0]
-    fixed_doc = doc_weight.shape[0] > 0
-    fixed_words = phi.shape[0] > 0
-    supervised = eta.shape[0] > 0
-    a_d = 0.0
-    b_d = 0.0
-    if supervised:
-        a_d = resp_linear[d]
-        b_d = resp_quad[d]
-        # The part of the exponent that is constant over the document:
-        # a_d eta_k - b_d eta_k^2 (kept in sup_base).
+    doc_ptr = tokens.doc_ptr
+    word_ids = tokens.word_ids
+    topics = tokens.topics
+    doc_topic = tokens.doc_topic
+    doc_lo, doc_hi, w_lo, w_hi = block
+    n_topics = doc_topic.shape[1]
+    coef = np.empty(n_topics)
+    response_base = np.empty(n_topics)
+    response_w = np.empty(n_topics)
+    order = np.arange(n_topics)
+    ordered = n_topics >= ORDERED_MIN_TOPICS
+    start_topic_scale(words)
+    last_token = doc_ptr[doc_hi]
+    for d in range(doc_lo, doc_hi):
+        state = states[d]
         for k in range(n_topics):
-            e = eta[k]
-            sup_base[k] = a_d * e - b_d * e * e
-    if n_topics >= ORDERED_MIN_TOPICS:
-        # Search the topics in decreasing order of the document's factor: the
-        # search then usually stops within its few main topics. Any fixed
-        # order samples the same conditional.
-        if fixed_doc:
-            order[:] = np.argsort(-doc_weight[d])
-        else:
-            order[:] = np.argsort(-doc_topic[d])
-    n_tokens = word_ids.shape[0]
-    for i in range(doc_ptr[d], doc_ptr[d + 1]):
-        # The word row of a token ahead is usually a cache miss: ask for it now.
-        if i + PREFETCH_DISTANCE < n_tokens:
-            if fixed_words:
-                prefetch_row(phi, word_ids[i + PREFETCH_DISTANCE])
-            else:
-                prefetch_row(word_topic, word_ids[i + PREFETCH_DISTANCE])
-        w = word_ids[i]
-        old = topics[i]
-        doc_topic[d, old] -= 1
-        if not fixed_words:
-            word_topic[w, old] -= 1
-            topic_total[old] -= 1
-            inv_total[old] = 1.0 / (topic_total[old] + beta_sum)
-        if supervised:
-            rest = discriminant[d] - eta[old]
-            slope = -2.0 * b_d * rest
-            s_max = -math.inf
-            for k in range(n_topics):
-                s = sup_base[k] + slope * eta[k]
-                sup_weight[k] = s
-                s_max = max(s_max, s)
-            # Scaled so that the largest factor is 1; a branch-free exp so
-            # that this loop vectorizes (the sweep's main cost otherwise).
-            for k in range(n_topics):
-                sup_weight[k] = exp_nonpositive(sup_weight[k] - s_max)
-        # Weights of every topic (a loop without dependencies: it vectorizes),
-        # their total by a vectorized reduction, then a linear search.
-        for k in range(n_topics):
-            if fixed_doc:
-                p = doc_weight[d, k]
-            else:
-                p = doc_topic[d, k] + alpha[k]
-            if fixed_words:
-                p *= phi[w, k]
-            else:
-                p *= (word_topic[w, k] + beta) * inv_total[k]
-            if supervised:
-                p *= sup_weight[k]
-            weights[k] = p
-        u = uniform(state) * _sum(weights, n_topics)
-        acc = 0.0
-        # If rounding of the reordered total leaves the search short, the
-        # last topic searched is taken (a probability of order 1e-16).
-        new = order[n_topics - 1]
-        for j in range(n_topics):
-            k = order[j]
-            acc += weights[k]
-            if acc > u:
-                new = k
-                break
-        topics[i] = new
-        doc_topic[d, new] += 1
-        if not fixed_words:
-            word_topic[w, new] += 1
-            topic_total[new] += 1
-            inv_total[new] = 1.0 / (topic_total[new] + beta_sum)
-        if supervised:
-            discriminant[d] = rest + eta[new]
+            coef[k] = doc_factor(docs, doc_topic, d, k) * topic_scale(words, k)
+        if ordered:
+            order = np.argsort(-search_key(docs, doc_topic, d))
+        response_start(response, d, response_base)
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            if i + PREFETCH_DISTANCE < last_token:
+                w_ahead = word_ids[i + PREFETCH_DISTANCE]
+                if w_lo <= w_ahead < w_hi:
+                    prefetch_word(words, w_ahead)
+            w = word_ids[i]
+            if w < w_lo or w >= w_hi:
+                continue
+            old = topics[i]
+            doc_topic[d, old] -= 1
+            move_word(words, w, old, -1)
+            coef[old] = doc_factor(docs, doc_topic, d, old) * topic_scale(words, old)
+            response_weights(response, d, old, response_base, response_w)
+            u = uniform(state) * _weight_total(coef, words, response, response_w, w, n_topics)
+            new = order[n_topics - 1]
+            acc = 0.0
+            for j in range(n_topics):
+                k = order[j]
+                acc += coef[k] * word_factor(words, w, k) * response_factor(response, response_w, k)
+                if acc > u:
+                    new = k
+                    break
+            topics[i] = new
+            doc_topic[d, new] += 1
+            move_word(words, w, new, 1)
+            coef[new] = doc_factor(docs, doc_topic, d, new) * topic_scale(words, new)
+            response_move(response, d, old, new)
+
+
+# --------------------------------------------------------------------------
+# Entry points
+# --------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
-def sample_topics(
-    doc_ptr,
-    word_ids,
-    topics,
-    doc_topic,
-    word_topic,
-    topic_total,
-    alpha,
-    beta,
-    beta_sum,
-    doc_weight,
-    phi,
-    eta,
-    resp_linear,
-    resp_quad,
-    discriminant,
-    states,
-):
-    """One Gibbs sweep over every token of every document (see module doc)."""
+def sample_lda(tokens, word_topic, topic_total, alpha, beta, states, block):
+    """LDA sweep of ``block``: prior ``alpha`` (K,), collapsed words with ``beta``."""
+    words = CollapsedWords(word_topic, topic_total, np.empty(alpha.shape[0]), beta,
+                           beta * word_topic.shape[0])
+    _sweep_block(tokens, DocPrior(alpha), words, NoResponse(), states, block)
+
+
+@njit(cache=True, nogil=True)
+def sample_supervised(tokens, word_topic, topic_total, alpha, beta, response, states, block):
+    """Gibbs sLDA sweep of ``block``: LDA factors times a :class:`BinaryResponse`."""
+    words = CollapsedWords(word_topic, topic_total, np.empty(alpha.shape[0]), beta,
+                           beta * word_topic.shape[0])
+    _sweep_block(tokens, DocPrior(alpha), words, response, states, block)
+
+
+@njit(cache=True, nogil=True)
+def sample_weighted(tokens, word_topic, topic_total, weights, beta, states, block):
+    """Sweep of ``block`` with fixed document weights ``weights`` (D, K) and
+    collapsed words (the correlated topic model)."""
+    words = CollapsedWords(word_topic, topic_total, np.empty(weights.shape[1]), beta,
+                           beta * word_topic.shape[0])
+    _sweep_block(tokens, DocWeights(weights), words, NoResponse(), states, block)
+
+
+@njit(cache=True, nogil=True)
+def sample_fixed_topics(tokens, phi, alpha, states, block):
+    """Sweep of ``block`` with the topics fixed at ``phi`` (V, K) and a
+    collapsed Dirichlet ``alpha`` on the documents (inference of new
+    documents; the dynamic topic model's slices)."""
+    _sweep_block(tokens, DocPrior(alpha), FixedWords(phi), NoResponse(), states, block)
+
+
+@njit(cache=True, nogil=True)
+def sample_fixed_topics_weighted(tokens, phi, weights, states, block):
+    """Sweep of ``block`` with the topics fixed at ``phi`` (V, K) and fixed
+    document weights ``weights`` (D, K) (the correlated topic model's
+    inference)."""
+    _sweep_block(tokens, DocWeights(weights), FixedWords(phi), NoResponse(), states, block)
+
+
+# --------------------------------------------------------------------------
+# SparseLDA
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def word_topic_lists(word_topic):
+    """Nonzero-topic lists of every word for :func:`sample_lda_sparse`.
+
+    Returns ``(ptr, lists, length)``: the topics of word ``w`` with a positive
+    count are ``lists[ptr[w]:ptr[w] + length[w]]``; a word's capacity is
+    ``min(K, its frequency)``.
+    """
+    n_words, n_topics = word_topic.shape
+    ptr = np.zeros(n_words + 1, dtype=np.int64)
+    for w in range(n_words):
+        freq = 0
+        for k in range(n_topics):
+            freq += word_topic[w, k]
+        ptr[w + 1] = ptr[w] + min(freq, n_topics)
+    lists = np.empty(max(ptr[n_words], 1), dtype=np.int32)
+    length = np.zeros(n_words, dtype=np.int64)
+    for w in range(n_words):
+        n = 0
+        for k in range(n_topics):
+            if word_topic[w, k] > 0:
+                lists[ptr[w] + n] = k
+                n += 1
+        length[w] = n
+    return ptr, lists, length
+
+
+@njit(cache=True, nogil=True)
+def sample_lda_sparse(tokens, word_topic, topic_total, alpha, beta, states, block, word_lists):
+    """SparseLDA sweep of ``block`` (Yao, Mimno & McCallum 2009).
+
+    Exact Gibbs for LDA, the conditional split into three buckets:
+
+        (C_dk + a_k)(C_kw + b) / (C_k + Vb)
+          = a_k b / (C_k + Vb)                 "s": all topics, kept as a sum
+          + C_dk b / (C_k + Vb)                "r": topics of the document
+          + (C_dk + a_k) C_kw / (C_k + Vb)     "q": topics of the word
+
+    ``s`` and ``r`` are updated in O(1) per count change, ``q`` is summed over
+    the nonzero topics of the word (``word_lists`` from
+    :func:`word_topic_lists`, updated in place; a thread only touches the
+    lists of its own words). Per-token cost grows with the topics of the
+    document and of the word, not with K. Same conditional as
+    :func:`sample_lda`; the chains differ draw by draw (a uniform maps to a
+    topic in another order) but not in distribution (tests/test_sweeps.py).
+    """
+    doc_ptr = tokens.doc_ptr
+    word_ids = tokens.word_ids
+    topics = tokens.topics
+    doc_topic = tokens.doc_topic
+    doc_lo, doc_hi, w_lo, w_hi = block
+    wptr, wlist, wlen = word_lists
     n_topics = alpha.shape[0]
-    weights = np.empty(n_topics)
-    order = np.arange(n_topics)
-    sup_weight = np.empty(n_topics)
-    sup_base = np.empty(n_topics)
-    inv_total = np.empty(n_topics)
+    beta_sum = beta * word_topic.shape[0]
+    inv = np.empty(n_topics)
+    coef = np.empty(n_topics)
     for k in range(n_topics):
-        inv_total[k] = 1.0 / (topic_total[k] + beta_sum) if phi.shape[0] == 0 else 0.0
-    for d in range(doc_ptr.shape[0] - 1):
-        sample_document(
-            d, doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
-            alpha, beta, beta_sum, doc_weight, phi, eta, resp_linear, resp_quad,
-            discriminant, states[d], weights, order, sup_weight, sup_base, inv_total,
-        )
+        inv[k] = 1.0 / (topic_total[k] + beta_sum)
+        coef[k] = alpha[k] * inv[k]
+    dlist = np.empty(n_topics, dtype=np.int32)
+    dpos = np.full(n_topics, -1, dtype=np.int64)
+    qcum = np.empty(n_topics)
+    scum = np.empty(n_topics)
+    last_token = doc_ptr[doc_hi]
+    for d in range(doc_lo, doc_hi):
+        state = states[d]
+        start = doc_ptr[d]
+        stop = doc_ptr[d + 1]
+        if stop == start:
+            continue
+        # s bucket recomputed per document (bounds floating drift).
+        s_sum = 0.0
+        for k in range(n_topics):
+            s_sum += alpha[k] * beta * inv[k]
+        # Document's nonzero topics, r bucket and coefficients.
+        nd = 0
+        r_sum = 0.0
+        for k in range(n_topics):
+            c = doc_topic[d, k]
+            if c > 0:
+                dlist[nd] = k
+                dpos[k] = nd
+                nd += 1
+                r_sum += c * beta * inv[k]
+                coef[k] = (c + alpha[k]) * inv[k]
+        for i in range(start, stop):
+            # Prefetch the topic list of a word ahead, and the counts of the
+            # topics of a nearer word (whose list is in cache by now).
+            if i + PREFETCH_DISTANCE < last_token:
+                w_ahead = word_ids[i + PREFETCH_DISTANCE]
+                if w_lo <= w_ahead < w_hi:
+                    prefetch_span(wlist, wptr[w_ahead], wptr[w_ahead] + wlen[w_ahead])
+            if i + 2 < last_token:
+                w_ahead = word_ids[i + 2]
+                if w_lo <= w_ahead < w_hi:
+                    for j in range(wptr[w_ahead], wptr[w_ahead] + wlen[w_ahead]):
+                        prefetch(word_topic, w_ahead, wlist[j])
+            w = word_ids[i]
+            if w < w_lo or w >= w_hi:
+                continue
+            t = topics[i]
+            # Remove the token.
+            s_sum -= alpha[t] * beta * inv[t]
+            r_sum -= doc_topic[d, t] * beta * inv[t]
+            doc_topic[d, t] -= 1
+            move_word_count(word_topic, topic_total, inv, beta_sum, w, t, -1)
+            s_sum += alpha[t] * beta * inv[t]
+            cdt = doc_topic[d, t]
+            r_sum += cdt * beta * inv[t]
+            coef[t] = (cdt + alpha[t]) * inv[t]
+            if cdt == 0:
+                p = dpos[t]
+                last = dlist[nd - 1]
+                dlist[p] = last
+                dpos[last] = p
+                dpos[t] = -1
+                nd -= 1
+            base = wptr[w]
+            nw = wlen[w]
+            if word_topic[w, t] == 0:
+                for j in range(nw):
+                    if wlist[base + j] == t:
+                        wlist[base + j] = wlist[base + nw - 1]
+                        break
+                nw -= 1
+                wlen[w] = nw
+            # q bucket over the word's topics.
+            q_sum = 0.0
+            for j in range(nw):
+                k = wlist[base + j]
+                q_sum += coef[k] * word_topic[w, k]
+                qcum[j] = q_sum
+            r_sum = max(r_sum, 0.0)
+            s_sum = max(s_sum, 0.0)
+            u = uniform(state) * (s_sum + r_sum + q_sum)
+            if u < q_sum and nw > 0:
+                new = wlist[base + search_cumulative(qcum, nw, u)]
+            else:
+                u -= q_sum
+                if u < r_sum and nd > 0:
+                    acc = 0.0
+                    new = dlist[nd - 1]
+                    for j in range(nd):
+                        k = dlist[j]
+                        acc += doc_topic[d, k] * beta * inv[k]
+                        if acc > u:
+                            new = k
+                            break
+                else:
+                    u -= r_sum
+                    total = 0.0
+                    for k in range(n_topics):
+                        total += alpha[k] * beta * inv[k]
+                        scum[k] = total
+                    new = search_cumulative(scum, n_topics, min(u, total))
+            # Add the token back with its new topic.
+            topics[i] = new
+            s_sum -= alpha[new] * beta * inv[new]
+            r_sum -= doc_topic[d, new] * beta * inv[new]
+            if doc_topic[d, new] == 0:
+                dlist[nd] = new
+                dpos[new] = nd
+                nd += 1
+            if word_topic[w, new] == 0:
+                wlist[base + nw] = new
+                wlen[w] = nw + 1
+            doc_topic[d, new] += 1
+            move_word_count(word_topic, topic_total, inv, beta_sum, w, new, 1)
+            s_sum += alpha[new] * beta * inv[new]
+            cdn = doc_topic[d, new]
+            r_sum += cdn * beta * inv[new]
+            coef[new] = (cdn + alpha[new]) * inv[new]
+        # Reset the coefficients of the document's topics.
+        for j in range(nd):
+            k = dlist[j]
+            coef[k] = alpha[k] * inv[k]
+            dpos[k] = -1
 
 
-@njit(cache=True)
-def initialize_topics(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, states):
-    """Uniformly random initial topics and the count matrices they imply."""
+# --------------------------------------------------------------------------
+# Initial state
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def initialize_topics(tokens, word_topic, topic_total, states):
+    """Uniformly random topics for every token, and the counts they imply
+    (``doc_topic``, ``word_topic`` and ``topic_total`` must start at 0)."""
+    doc_ptr = tokens.doc_ptr
+    doc_topic = tokens.doc_topic
     n_topics = doc_topic.shape[1]
     for d in range(doc_ptr.shape[0] - 1):
         state = states[d]
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
             k = min(int(uniform(state) * n_topics), n_topics - 1)
-            topics[i] = k
+            tokens.topics[i] = k
             doc_topic[d, k] += 1
-            word_topic[word_ids[i], k] += 1
-            topic_total[k] += 1
-
-
-@njit(cache=True)
-def count_matrices(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total):
-    """Recompute the count matrices from token topics (all arrays zeroed first)."""
-    doc_topic[:] = 0
-    word_topic[:] = 0
-    topic_total[:] = 0
-    for d in range(doc_ptr.shape[0] - 1):
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            k = topics[i]
-            doc_topic[d, k] += 1
-            word_topic[word_ids[i], k] += 1
+            word_topic[tokens.word_ids[i], k] += 1
             topic_total[k] += 1

@@ -1,0 +1,197 @@
+"""The state of a collapsed Gibbs chain over the tokens' topics, and its sweeps.
+
+Every topic model of the package keeps one :class:`TopicChain` while it
+fits: the tokens and their topics, the count matrices, and one random stream
+per document. Its ``sweep_*`` methods run the kernels of
+:mod:`sklearn_pgtm._kernels._sweeps` serially or, with ``n_jobs > 1``, on
+the partitioned multi-threaded scheme below; :func:`infer_topics` runs the
+fixed-topic kernels (inference of new documents) on blocks of documents.
+
+Partitioned sweep (P threads; Yan, Xu & Qi 2009, also tomotopy's default):
+the documents are cut into P contiguous blocks and the vocabulary into P
+contiguous slices, both of about equal numbers of tokens. A sweep is P
+sub-rounds; in sub-round r, thread p resamples the tokens of document block
+p whose word lies in slice (p + r) mod P. Threads therefore never share a row
+of ``doc_topic`` or of ``word_topic``: those counts are always exact. Only
+the K topic totals are shared: each thread works on its own copy within a
+sub-round and the changes are added up at its end. That staleness of K
+numbers, each of order N / K, is the whole approximation. Each document keeps
+its stream, so the result depends only on ``random_state`` and ``n_jobs``;
+with one thread the sweep is exactly the serial one.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._kernels._random import make_streams
+from ._kernels._sweeps import (
+    ALL_WORDS,
+    TokenTopics,
+    initialize_topics,
+    sample_fixed_topics,
+    sample_fixed_topics_weighted,
+    sample_lda,
+    sample_lda_sparse,
+    sample_supervised,
+    sample_weighted,
+    word_topic_lists,
+)
+from ._parallel import balanced_cuts, effective_n_jobs, map_ranges, thread_pool
+
+# From this many topics on, the LDA sweep is SparseLDA (benchmarks/throughput.py
+# on 20 Newsgroups: the dense sweep is faster at K = 20 and 100, SparseLDA
+# about twice as fast at K = 1000; the switch lies between the measured points).
+SPARSE_MIN_TOPICS = 300
+LDA_METHODS = ("auto", "dense", "sparse")
+
+
+def resolve_lda_method(method, n_topics):
+    """The LDA kernel (``"dense"`` or ``"sparse"``) for ``method`` at ``n_topics``."""
+    if method not in LDA_METHODS:
+        raise ValueError(f"method must be one of {LDA_METHODS}, got {method!r}.")
+    if method == "auto":
+        return "sparse" if n_topics >= SPARSE_MIN_TOPICS else "dense"
+    return method
+
+
+@dataclass
+class TopicChain:
+    """Tokens, their topics, the counts they imply and the documents' streams.
+
+    Attributes
+    ----------
+    tokens : TokenTopics
+        ``doc_ptr``, ``word_ids``, ``topics`` and ``doc_topic`` (D, K) int32.
+    word_topic : ndarray of shape (n_words, n_topics), int32
+    topic_total : ndarray of shape (n_topics,), int32
+    states : ndarray of shape (n_docs, 4), uint64
+        One xoshiro256** stream per document for the sweeps.
+    n_sweeps : int
+        Sweeps done so far.
+    """
+
+    tokens: TokenTopics
+    word_topic: np.ndarray
+    topic_total: np.ndarray
+    states: np.ndarray
+    n_sweeps: int = 0
+    _word_cuts: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def random(cls, doc_ptr, word_ids, n_topics, n_words, seed):
+        """A chain started from uniformly random topics.
+
+        ``seed`` (anything :class:`numpy.random.SeedSequence` takes) gives
+        the initial topics and, independently, the sweeps' streams.
+        """
+        if not isinstance(seed, np.random.SeedSequence):
+            seed = np.random.SeedSequence(seed)
+        init_seed, sweep_seed = seed.spawn(2)
+        n_docs = doc_ptr.shape[0] - 1
+        tokens = TokenTopics(doc_ptr, word_ids, np.zeros(word_ids.shape[0], dtype=np.int32),
+                             np.zeros((n_docs, n_topics), dtype=np.int32))
+        word_topic = np.zeros((n_words, n_topics), dtype=np.int32)
+        topic_total = np.zeros(n_topics, dtype=np.int32)
+        initialize_topics(tokens, word_topic, topic_total, make_streams(init_seed, n_docs))
+        return cls(tokens, word_topic, topic_total, make_streams(sweep_seed, n_docs))
+
+    @property
+    def n_docs(self):
+        return self.tokens.doc_topic.shape[0]
+
+    @property
+    def n_topics(self):
+        return self.tokens.doc_topic.shape[1]
+
+    @property
+    def n_words(self):
+        return self.word_topic.shape[0]
+
+    @property
+    def n_tokens(self):
+        return self.tokens.word_ids.shape[0]
+
+    @property
+    def doc_lengths(self):
+        return np.diff(self.tokens.doc_ptr)
+
+    # ------------------------------------------------------------- sweeps
+    def sweep_lda(self, alpha, beta, n_jobs=None, method="auto"):
+        """One LDA sweep (``alpha`` a float64 vector, ``beta`` a float)."""
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        beta = float(beta)
+        if resolve_lda_method(method, self.n_topics) == "sparse":
+            lists = word_topic_lists(self.word_topic)
+            self._partitioned(n_jobs, lambda total, block: sample_lda_sparse(
+                self.tokens, self.word_topic, total, alpha, beta, self.states, block, lists))
+        else:
+            self._partitioned(n_jobs, lambda total, block: sample_lda(
+                self.tokens, self.word_topic, total, alpha, beta, self.states, block))
+
+    def sweep_supervised(self, alpha, beta, response, n_jobs=None):
+        """One Gibbs sLDA sweep with a :class:`~._kernels._sweeps.BinaryResponse`."""
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        beta = float(beta)
+        self._partitioned(n_jobs, lambda total, block: sample_supervised(
+            self.tokens, self.word_topic, total, alpha, beta, response, self.states, block))
+
+    def sweep_weighted(self, weights, beta, n_jobs=None):
+        """One sweep with fixed document weights ``weights`` (D, K)."""
+        beta = float(beta)
+        self._partitioned(n_jobs, lambda total, block: sample_weighted(
+            self.tokens, self.word_topic, total, weights, beta, self.states, block))
+
+    def _partitioned(self, n_jobs, run_block):
+        """Run ``run_block(topic_total, block)`` over the partitioned scheme."""
+        self.n_sweeps += 1
+        n_parts = effective_n_jobs(n_jobs, min(self.n_docs, self.n_words))
+        if n_parts == 1:
+            run_block(self.topic_total, (0, self.n_docs, 0, ALL_WORDS))
+            return
+        doc_cuts = balanced_cuts(self.tokens.doc_ptr, n_parts)
+        word_cuts = self._vocabulary_cuts(n_parts)
+        pool = thread_pool(n_parts)
+        for r in range(n_parts):
+            totals = [self.topic_total.copy() for _ in range(n_parts)]
+            futures = []
+            for p in range(n_parts):
+                g = (p + r) % n_parts
+                block = (int(doc_cuts[p]), int(doc_cuts[p + 1]), int(word_cuts[g]),
+                         int(word_cuts[g + 1]))
+                futures.append(pool.submit(run_block, totals[p], block))
+            for future in futures:
+                future.result()
+            # Each thread saw its own changes of the totals only (the shared
+            # totals are untouched during the sub-round): add them up.
+            self.topic_total += sum(total - self.topic_total for total in totals)
+
+    def _vocabulary_cuts(self, n_parts):
+        """Slices of the vocabulary of about equal token counts (computed once
+        per chain and thread count: they decide the sweep order)."""
+        cuts = self._word_cuts.get(n_parts)
+        if cuts is None:
+            cumulative = np.zeros(self.n_words + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.tokens.word_ids, minlength=self.n_words),
+                      out=cumulative[1:])
+            cuts = self._word_cuts[n_parts] = balanced_cuts(cumulative, n_parts)
+        return cuts
+
+
+def infer_topics(tokens, phi, states, n_jobs=None, *, alpha=None, weights=None):
+    """One sweep over ``tokens`` with the topics fixed at ``phi`` (V, K).
+
+    The document side is a Dirichlet ``alpha`` (K,) or fixed ``weights``
+    (D, K). Documents are independent here: blocks of documents run in
+    threads with no shared state, and the result does not depend on
+    ``n_jobs``.
+    """
+    n_docs = tokens.doc_topic.shape[0]
+    bounds = balanced_cuts(tokens.doc_ptr, effective_n_jobs(n_jobs, n_docs))
+    if weights is None:
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        map_ranges(lambda lo, hi: sample_fixed_topics(tokens, phi, alpha, states,
+                                                      (lo, hi, 0, ALL_WORDS)), bounds)
+    else:
+        map_ranges(lambda lo, hi: sample_fixed_topics_weighted(tokens, phi, weights, states,
+                                                               (lo, hi, 0, ALL_WORDS)), bounds)

@@ -1,0 +1,246 @@
+"""Latent Dirichlet allocation by collapsed Gibbs sampling: the base of the family."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ._base import (
+    N_JOBS_CONSTRAINT,
+    GibbsRun,
+    GibbsTopicModel,
+    check_counts,
+    dirichlet_posterior,
+    keep_state_on_failure,
+    posterior_mean,
+)
+from ._chain import LDA_METHODS, TopicChain
+from ._priors import DirichletPriors
+
+PRIOR_CONSTRAINT = [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")]
+
+
+class DirichletTopicModel(GibbsTopicModel):
+    """Shared parts of the models whose documents have a Dirichlet prior
+    (LDA and the supervised model): the prior attributes and the inference of
+    new documents. Not for direct use."""
+
+    def _start_priors(self, chain, seed):
+        return DirichletPriors.for_chain(chain, self.doc_topic_prior, self.topic_word_prior,
+                                         seed)
+
+    def _alpha_vector(self):
+        return np.full(self.n_components, self.doc_topic_prior_)
+
+    def _posterior(self, doc_ptr, word_ids, n_samples):
+        alpha = self._alpha_vector()
+        mean_counts, draws = dirichlet_posterior(doc_ptr, word_ids, self._topics(), alpha,
+                                                 self.n_infer_iter, self._infer_seed,
+                                                 self.n_jobs, n_samples)
+        return posterior_mean(mean_counts, alpha), draws
+
+
+class GibbsLDA(DirichletTopicModel):
+    """Latent Dirichlet allocation fitted by collapsed Gibbs sampling.
+
+    The topics of the tokens are resampled from their exact conditional
+    (topic-word and document-topic distributions integrated out) by a fast
+    numba sweep (dense for up to a few hundred topics, SparseLDA above), on
+    one thread or, with ``n_jobs``, on a partitioned multi-threaded scheme.
+    The Dirichlet priors are estimated from the corpus by default
+    (``"auto"``: the empirical-Bayes estimate of Xia & Doss, computed inside
+    the chain during the burn-in, then held fixed), or fixed to given values.
+    After the burn-in, the topic-word counts are averaged over the remaining
+    sweeps.
+
+    Read more in the :ref:`User Guide <lda>`.
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Number of topics (K).
+
+    doc_topic_prior : "auto" or float, default="auto"
+        Symmetric Dirichlet prior ``alpha`` of the documents' topic
+        proportions. ``"auto"``: the empirical-Bayes estimate (the value that
+        maximizes the marginal likelihood of the corpus; see
+        ``doc_topic_prior_``).
+
+    topic_word_prior : "auto" or float, default="auto"
+        Symmetric Dirichlet prior ``beta`` of the topics' word distributions;
+        ``"auto"`` as above.
+
+    max_iter : int, default=200
+        Gibbs sweeps per call of :meth:`fit`.
+
+    burn_in : int, default=100
+        Sweeps before the topic-word counts are averaged; "auto" priors are
+        estimated over the second half of the burn-in and held at the
+        estimate afterwards.
+
+    n_infer_iter : int, default=50
+        Gibbs sweeps over a new document's topics (topics fixed) in
+        :meth:`transform`; the proportions are averaged over the second half.
+
+    method : {"auto", "dense", "sparse"}, default="auto"
+        Topic sweep: ``"dense"`` costs O(K) per token, ``"sparse"``
+        (SparseLDA) grows with the topics of the document and of the word;
+        ``"auto"`` takes the dense sweep below 300 topics and the sparse one
+        from there (measured on 20 Newsgroups, see ``benchmarks/throughput.py``).
+        Both sample the same conditional.
+
+    warm_start : bool, default=False
+        Keep the chain after :meth:`fit` and, on the next call with the same
+        ``X``, continue it for ``max_iter`` more sweeps instead of starting
+        anew (identical to one longer fit with the same ``random_state``).
+
+    n_jobs : int, default=None
+        Threads of the topic sweep and of inference. ``None`` or 1 runs the
+        exact serial sweep; more threads run the document x vocabulary
+        partitioned sweep (user guide, :ref:`n_jobs`). ``-1`` uses all cores.
+        Results depend only on ``random_state`` and ``n_jobs``.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the chain and of inference; the same value gives the same fit
+        and the same ``transform`` output.
+
+    verbose : int, default=0
+        Print progress (sweeps, log-likelihood, time) and a summary.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        Topic-word pseudo-counts (scikit-learn's meaning): ``topic_word_prior_``
+        plus the topic-word counts averaged over the sweeps after the
+        burn-in. Normalized rows are the posterior mean topics.
+
+    doc_topic_prior_ : float
+        The document-topic prior used (estimated when ``"auto"``).
+
+    topic_word_prior_ : float
+        The topic-word prior used (estimated when ``"auto"``).
+
+    log_likelihood_trace_ : ndarray of shape (n_iter_,)
+        ``log p(w, z | alpha, beta)`` after each sweep.
+
+    trace_ : ChainTrace
+        Per-sweep record of the chain (log-likelihood, topic shares, the
+        estimated priors), for diagnostics.
+
+    n_iter_ : int
+        Sweeps run (over every call of ``fit`` with ``warm_start``).
+
+    n_features_in_ : int
+        Number of words seen in :meth:`fit`.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the words seen in :meth:`fit`, when ``X`` has string column
+        names.
+
+    See Also
+    --------
+    EmpiricalBayesLDA : LDA with the empirical-Bayes priors and their confidence region.
+    sklearn.decomposition.LatentDirichletAllocation : Variational LDA.
+
+    References
+    ----------
+    .. [1] T. Griffiths, M. Steyvers, "Finding scientific topics", PNAS 2004.
+    .. [2] W. Xia, H. Doss, "Scalable hyperparameter selection for latent
+       Dirichlet allocation", JCGS 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_pgtm import GibbsLDA
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.poisson(1.0, size=(40, 30))
+    >>> lda = GibbsLDA(n_components=3, max_iter=40, burn_in=20, random_state=0).fit(X)
+    >>> lda.components_.shape
+    (3, 30)
+    >>> lda.transform(X[:2]).shape
+    (2, 3)
+    """
+
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "doc_topic_prior": PRIOR_CONSTRAINT,
+        "topic_word_prior": PRIOR_CONSTRAINT,
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "burn_in": [Interval(Integral, 0, None, closed="left")],
+        "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
+        "method": [StrOptions(set(LDA_METHODS))],
+        "warm_start": ["boolean"],
+        "n_jobs": N_JOBS_CONSTRAINT,
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        n_components=10,
+        *,
+        doc_topic_prior="auto",
+        topic_word_prior="auto",
+        max_iter=200,
+        burn_in=100,
+        n_infer_iter=50,
+        method="auto",
+        warm_start=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_components = n_components
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
+        self.max_iter = max_iter
+        self.burn_in = burn_in
+        self.n_infer_iter = n_infer_iter
+        self.method = method
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @keep_state_on_failure
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fit the topics by collapsed Gibbs sampling.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts (non-negative; rounded to integers).
+
+        y : Ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        self._check_burn_in()
+        X = check_counts(self, X, reset=not self._continuing(), whom=f"{type(self).__name__}.fit")
+        return self._fit_counts(X, f"{type(self).__name__}.fit")
+
+    def _continuing(self):
+        return self.warm_start and getattr(self, "_run", None) is not None
+
+    # ------------------------------------------------------- the model's steps
+    def _start_run(self, X, doc_ptr, word_ids, seed):
+        chain_seed, prior_seed = np.random.SeedSequence(seed).spawn(2)
+        chain = TopicChain.random(doc_ptr, word_ids, self.n_components, X.shape[1], chain_seed)
+        return GibbsRun(chain, self._start_priors(chain, prior_seed))
+
+    def _sweep(self, run):
+        run.chain.sweep_lda(run.priors.alpha, run.priors.beta, self.n_jobs, self.method)
+        self._update_priors(run)
+
+    def _log_likelihood(self, run):
+        return run.priors.log_joint(run.chain)
+
+    def _finish(self, run):
+        self._finish_priors(run)
+        self.components_ = run.mean_counts() + self.topic_word_prior_

@@ -1,0 +1,276 @@
+"""Dirichlet hyperparameters of a collapsed topic model, fixed or estimated.
+
+A prior given as a float is held fixed. A prior given as ``"auto"`` is
+estimated inside the model's own chain by the empirical-Bayes machinery of
+Xia & Doss (2020) (user guide, :ref:`dirichlet_priors`): after each topic
+sweep, :meth:`DirichletPriors.update` draws the auxiliary variables of the
+data-augmentation step and then the hyperparameters from their Gamma full
+conditionals under a flat Gamma(a, b) hyperprior; the Gamma parameters of
+every recorded sweep make up the Rao-Blackwellized estimate of the posterior
+density of ``h``, whose ratio to the hyperprior estimates the marginal
+likelihood ``m(h)`` up to a constant (:class:`RaoBlackwellDensity`); its
+maximizer is the empirical-Bayes estimate ``h_hat``.
+
+The same object serves every model of the package (LDA, the supervised and
+the correlated models, EmpiricalBayesLDA): the update needs only the
+document-topic and topic-word counts of the chain.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import gammaln, logsumexp
+
+from ._kernels._dirichlet import (
+    alpha_augmentation,
+    beta_augmentation,
+    count_histograms,
+    empty_histograms,
+    gamma_draw,
+    log_doc_joint,
+    log_word_joint,
+)
+from ._kernels._random import make_streams
+
+#: Shape and rate of the Gamma hyperprior put on each estimated component:
+#: nearly flat over the values that matter (it only guides the chain; the
+#: estimate divides it out).
+DEFAULT_HYPERPRIOR = (1.0, 0.01)
+
+
+def log_gamma_pdf(h, shape, rate):
+    """log Gamma(shape, rate) density; broadcasts."""
+    return shape * np.log(rate) - gammaln(shape) + (shape - 1.0) * np.log(h) - rate * h
+
+
+class RaoBlackwellDensity:
+    """Rao-Blackwellized estimate of the posterior density of h and of log m(h).
+
+    ``shapes`` and ``rates`` are (n, p): the Gamma parameters of the full
+    conditional of each of the p estimated components of h at each of n
+    recorded sweeps; ``hyperprior`` the (shape, rate) of the Gamma prior.
+    """
+
+    def __init__(self, shapes, rates, hyperprior):
+        self.shapes = np.asarray(shapes, dtype=np.float64)
+        self.rates = np.asarray(rates, dtype=np.float64)
+        self.prior_shape, self.prior_rate = hyperprior
+        self.const = self.shapes * np.log(self.rates) - gammaln(self.shapes)
+
+    def log_ratio(self, h):
+        """log nu_hat(h) - log prior(h) for points ``h`` of shape (G, p)."""
+        h = np.atleast_2d(h)
+        log_h = np.log(h)
+        out = np.empty(h.shape[0])
+        chunk = max(1, 2_000_000 // max(self.shapes.size, 1))
+        for start in range(0, h.shape[0], chunk):
+            lh = log_h[start:start + chunk, None, :]
+            hh = h[start:start + chunk, None, :]
+            terms = self.const[None] + (self.shapes[None] - 1.0) * lh - self.rates[None] * hh
+            out[start:start + chunk] = logsumexp(terms.sum(axis=2), axis=1)
+        out -= np.log(self.shapes.shape[0])
+        prior = log_gamma_pdf(h, self.prior_shape, self.prior_rate).sum(axis=1)
+        return out - prior
+
+    def _objective(self, u):
+        h = np.exp(u)
+        terms = self.const + (self.shapes - 1.0) * u - self.rates * h
+        log_terms = terms.sum(axis=1)
+        value = logsumexp(log_terms)
+        w = np.exp(log_terms - value)
+        grad = w @ ((self.shapes - 1.0) - self.rates * h)
+        value -= np.sum((self.prior_shape - 1.0) * u - self.prior_rate * h)
+        grad -= (self.prior_shape - 1.0) - self.prior_rate * h
+        return -value, -grad
+
+    def argmax(self, start):
+        """Maximize log nu_hat(h) - log prior(h) over log h from ``start`` (an h)."""
+        u0 = np.log(np.asarray(start, dtype=np.float64))
+        res = minimize(self._objective, u0, jac=True, method="L-BFGS-B",
+                       options={"maxiter": 500, "gtol": 1e-9})
+        return np.exp(res.x)
+
+
+def check_prior(value, name):
+    """``"auto"`` or a positive finite float (``ValueError`` naming ``name`` otherwise)."""
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be 'auto' or a positive float; got {value!r}.")
+        return value
+    value = float(value)
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be 'auto' or a positive float; got {value!r}.")
+    return value
+
+
+@dataclass
+class DirichletPriors:
+    """The Dirichlet hyperparameters of a chain and their updates.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (n_topics,)
+        Document-topic prior (all entries equal when symmetric).
+    beta : float
+        Topic-word prior.
+    estimate_alpha, estimate_beta : bool
+        Which of the two are updated by :meth:`update`.
+    symmetric_alpha : bool
+        One estimated alpha shared by every topic, or one per topic.
+    hyperprior : (float, float)
+        Shape and rate of the Gamma prior of each estimated component.
+    """
+
+    alpha: np.ndarray
+    beta: float
+    estimate_alpha: bool
+    estimate_beta: bool
+    hist: object
+    states: np.ndarray
+    n_words: int
+    symmetric_alpha: bool = True
+    hyperprior: tuple = DEFAULT_HYPERPRIOR
+    _shapes: list = field(default_factory=list, repr=False)
+    _rates: list = field(default_factory=list, repr=False)
+    _alpha_shape: np.ndarray = None
+    _hist_sweep: int = -1
+
+    @classmethod
+    def for_chain(cls, chain, doc_topic_prior, topic_word_prior, seed, *, symmetric_alpha=True,
+                  hyperprior=DEFAULT_HYPERPRIOR, start=None):
+        """Priors of ``chain`` from the estimator's ``doc_topic_prior`` and
+        ``topic_word_prior`` (a float, ``"auto"``, or ``None`` for a prior
+        the model does not have).
+
+        ``start``: the starting values ``(alpha, beta)`` of estimated priors
+        (default ``1 / K`` each, scikit-learn's default for both).
+        """
+        n_topics = chain.n_topics
+        start_alpha, start_beta = start if start is not None else (1.0 / n_topics,
+                                                                   1.0 / n_topics)
+        estimate_alpha = doc_topic_prior == "auto"
+        estimate_beta = topic_word_prior == "auto"
+        alpha = np.full(n_topics, start_alpha if estimate_alpha or doc_topic_prior is None
+                        else float(doc_topic_prior))
+        beta = start_beta if estimate_beta else float(topic_word_prior)
+        return cls(alpha=alpha, beta=float(beta), estimate_alpha=estimate_alpha,
+                   estimate_beta=estimate_beta, hist=None, states=make_streams(seed, 3),
+                   n_words=chain.n_words, symmetric_alpha=symmetric_alpha,
+                   hyperprior=tuple(float(x) for x in hyperprior),
+                   _alpha_shape=np.empty(1 if symmetric_alpha else n_topics))
+
+    @property
+    def estimated(self):
+        """Whether any prior is estimated."""
+        return self.estimate_alpha or self.estimate_beta
+
+    @property
+    def n_estimated(self):
+        """Number of estimated components of h (the p of the RB density)."""
+        n_alpha = (1 if self.symmetric_alpha else self.alpha.shape[0]) if self.estimate_alpha else 0
+        return n_alpha + int(self.estimate_beta)
+
+    def conditionals(self, chain):
+        """Draw the auxiliaries given the chain's counts and the current h.
+
+        Returns the (shape, rate) arrays, of length :attr:`n_estimated`, of
+        the Gamma full conditionals of the estimated components (alpha
+        first, beta last).
+        """
+        self._count(chain)
+        a, b = self.hyperprior
+        shapes, rates = [], []
+        if self.estimate_alpha:
+            rate = alpha_augmentation(self.alpha, self.symmetric_alpha, self.hist, a, b,
+                                      self.states[:2], self._alpha_shape)
+            shapes.extend(self._alpha_shape)
+            rates.extend([rate] * self._alpha_shape.shape[0])
+        if self.estimate_beta:
+            shape, rate = beta_augmentation(self.beta, self.hist, chain.topic_total,
+                                            self.n_words, a, b, self.states[2])
+            shapes.append(shape)
+            rates.append(rate)
+        return np.array(shapes), np.array(rates)
+
+    def update(self, chain, record=False):
+        """One data-augmentation update of the estimated priors given the chain.
+
+        With ``record``, the Gamma parameters are kept for :meth:`estimate`.
+        """
+        if not self.estimated:
+            return
+        shapes, rates = self.conditionals(chain)
+        if record:
+            self._shapes.append(shapes)
+            self._rates.append(rates)
+        draws = np.array([gamma_draw(self.states[2], s, r) for s, r in zip(shapes, rates)])
+        self.set_estimated(draws)
+
+    def record(self, shapes, rates):
+        """Keep externally computed Gamma parameters (for the HMC chain)."""
+        self._shapes.append(np.asarray(shapes, dtype=np.float64))
+        self._rates.append(np.asarray(rates, dtype=np.float64))
+
+    def estimated_values(self):
+        """The current values of the estimated components (alpha first)."""
+        out = []
+        if self.estimate_alpha:
+            out.extend(self.alpha[:1] if self.symmetric_alpha else self.alpha)
+        if self.estimate_beta:
+            out.append(self.beta)
+        return np.array(out, dtype=np.float64)
+
+    def set_estimated(self, values):
+        """Set the estimated components from ``values`` (alpha first)."""
+        values = np.asarray(values, dtype=np.float64)
+        if self.estimate_alpha:
+            n_alpha = 1 if self.symmetric_alpha else self.alpha.shape[0]
+            self.alpha[:] = values[:n_alpha] if not self.symmetric_alpha else values[0]
+        if self.estimate_beta:
+            self.beta = float(values[-1])
+
+    def recorded(self):
+        """(shapes, rates) of the recorded sweeps, each (n, p)."""
+        return np.array(self._shapes), np.array(self._rates)
+
+    def density(self):
+        """:class:`RaoBlackwellDensity` over the recorded sweeps."""
+        shapes, rates = self.recorded()
+        return RaoBlackwellDensity(shapes, rates, self.hyperprior)
+
+    def estimate(self):
+        """The empirical-Bayes estimate ``h_hat`` over the recorded sweeps
+        (alpha first); :meth:`set_estimated` applies it."""
+        shapes, rates = self.recorded()
+        start = shapes / rates  # conditional means: a good start for the maximizer
+        h_hat = self.density().argmax(np.exp(np.log(start).mean(axis=0)))
+        if not np.all(np.isfinite(h_hat)) or not np.all(h_hat > 0):
+            raise FloatingPointError("the empirical-Bayes estimate of the Dirichlet priors is "
+                                     "not finite; set doc_topic_prior / topic_word_prior to "
+                                     "floats.")
+        return h_hat
+
+    def clear_record(self):
+        self._shapes.clear()
+        self._rates.clear()
+
+    def _count(self, chain):
+        """Histograms of the chain's counts, rebuilt once per sweep."""
+        if self.hist is None:
+            largest_word = int(np.bincount(chain.tokens.word_ids, minlength=1).max())
+            self.hist = empty_histograms(chain.doc_lengths, chain.n_topics, largest_word)
+        if self._hist_sweep != chain.n_sweeps:
+            count_histograms(chain.tokens.doc_topic, chain.word_topic, self.hist)
+            self._hist_sweep = chain.n_sweeps
+        return self.hist
+
+    def log_joint(self, chain):
+        """log p(w, z | alpha, beta) of the chain (collapsed joint)."""
+        hist = self._count(chain)
+        return (log_doc_joint(self.alpha, hist)
+                + log_word_joint(self.beta, hist, chain.topic_total, self.n_words))
+
+    def log_word_joint(self, chain):
+        """log p(w | z, beta) of the chain (the topic-word part only)."""
+        return log_word_joint(self.beta, self._count(chain), chain.topic_total, self.n_words)

@@ -1,0 +1,115 @@
+"""GibbsLDA: recovery of topics and priors from corpora drawn from LDA, the
+"auto" priors, warm start, traces, threads, scikit-learn checks."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_pgtm import GibbsLDA
+
+from _corpora import lda_corpus
+
+
+def _matched_l1(components, phi):
+    est = components / components.sum(axis=1, keepdims=True)
+    cost = np.abs(est[:, None] - phi[None]).sum(axis=2)
+    rows, cols = linear_sum_assignment(cost)
+    return cost[rows, cols]
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return lda_corpus(600, 300, 4, 60, 0.3, 0.1, seed=11)
+
+
+def test_recovers_topics_and_priors(corpus):
+    X, phi = corpus
+    lda = GibbsLDA(4, random_state=0).fit(X)
+    assert _matched_l1(lda.components_, phi).max() < 0.5
+    assert abs(lda.doc_topic_prior_ / 0.3 - 1) < 0.15
+    assert abs(lda.topic_word_prior_ / 0.1 - 1) < 0.15
+    # The estimated priors are recorded along the burn-in.
+    assert lda.trace_.doc_topic_prior.shape == (lda.n_iter_,)
+    assert lda.trace_.topic_share.shape == (lda.n_iter_, 4)
+    np.testing.assert_allclose(lda.trace_.topic_share.sum(axis=1), 1.0)
+
+
+def test_fixed_priors_are_used_as_given(corpus):
+    X, _ = corpus
+    lda = GibbsLDA(4, doc_topic_prior=0.5, topic_word_prior=0.05, max_iter=20, burn_in=10,
+                   random_state=0).fit(X)
+    assert lda.doc_topic_prior_ == 0.5 and lda.topic_word_prior_ == 0.05
+    assert lda.trace_.doc_topic_prior is None
+    assert lda.components_.min() >= 0.05
+
+
+def test_warm_start_equals_one_longer_run(corpus):
+    X, _ = corpus
+    X = X[:150]
+    params = dict(n_components=4, burn_in=20, random_state=3)
+    long = GibbsLDA(max_iter=50, **params).fit(X)
+    warm = GibbsLDA(max_iter=15, warm_start=True, **params).fit(X)
+    warm.fit(X)  # 30 sweeps: inside... and then past the burn-in
+    warm.fit(X)
+    warm.set_params(max_iter=5).fit(X)
+    assert warm.n_iter_ == 50
+    np.testing.assert_array_equal(warm.components_, long.components_)
+    np.testing.assert_array_equal(warm.log_likelihood_trace_, long.log_likelihood_trace_)
+    assert warm.doc_topic_prior_ == long.doc_topic_prior_
+    np.testing.assert_array_equal(warm.transform(X[:5]), long.transform(X[:5]))
+    with pytest.raises(ValueError, match="shape"):
+        warm.fit(X[:100])
+    # Without warm_start every fit starts anew.
+    cold = GibbsLDA(max_iter=15, **params).fit(X).fit(X)
+    assert cold.n_iter_ == 15
+
+
+def test_n_jobs_reproducible_and_as_good(corpus):
+    X, phi = corpus
+    a = GibbsLDA(4, max_iter=60, burn_in=30, n_jobs=2, random_state=0).fit(X)
+    b = GibbsLDA(4, max_iter=60, burn_in=30, n_jobs=2, random_state=0).fit(X)
+    c = GibbsLDA(4, max_iter=60, burn_in=30, n_jobs=1, random_state=0).fit(X)
+    np.testing.assert_array_equal(a.components_, b.components_)
+    assert not np.array_equal(a.components_, c.components_)
+    assert _matched_l1(a.components_, phi).max() < 0.5
+    np.testing.assert_array_equal(a.transform(X[:20]),
+                                  a.set_params(n_jobs=1).transform(X[:20]))
+
+
+def test_sparse_method_samples_the_same_model(corpus):
+    X, phi = corpus
+    lda = GibbsLDA(4, method="sparse", random_state=0).fit(X)
+    assert _matched_l1(lda.components_, phi).max() < 0.5
+    assert abs(lda.topic_word_prior_ / 0.1 - 1) < 0.15
+
+
+def test_convergence_warning_for_a_short_chain(corpus):
+    X, _ = corpus
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        GibbsLDA(4, max_iter=10, burn_in=4, doc_topic_prior=0.3, topic_word_prior=0.1,
+                 random_state=0).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        GibbsLDA(4, random_state=0).fit(X)
+
+
+def test_burn_in_needed_for_auto_priors():
+    with pytest.raises(ValueError, match="burn_in"):
+        GibbsLDA(2, burn_in=1).fit(np.ones((4, 3)))
+    GibbsLDA(2, burn_in=0, max_iter=3, doc_topic_prior=0.1, topic_word_prior=0.1).fit(
+        np.ones((4, 3)))
+
+
+def test_verbose_reports_progress_and_a_summary(capsys):
+    GibbsLDA(2, max_iter=10, burn_in=4, verbose=1, random_state=0).fit(np.ones((6, 5)))
+    out = capsys.readouterr().out
+    assert "iteration 10/10" in out and "log_likelihood" in out and "done" in out
+
+
+@parametrize_with_checks([GibbsLDA(3, max_iter=6, burn_in=2, n_infer_iter=4)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

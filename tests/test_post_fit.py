@@ -1,0 +1,184 @@
+"""The post-fit contract shared by every topic model of the package.
+
+One test per promise, parametrized over every estimator: output shapes, the
+meaning of ``components_`` (scikit-learn's: unnormalized pseudo-counts, the
+prior plus averaged counts), empty documents, errors, feature names,
+pickling, repeated calls, posterior draws, a failed fit leaving the previous
+state intact.
+"""
+
+import pickle
+
+import numpy as np
+from sklearn.base import is_classifier
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from sklearn_pgtm import (
+    CorrelatedTopicModel,
+    EmpiricalBayesLDA,
+    GibbsLDA,
+    GibbsSLDAClassifier,
+)
+
+from _corpora import lda_corpus
+
+X, _ = lda_corpus(60, 25, 3, 30, 0.3, 0.2, seed=0)
+Y = (X[:, :12].sum(axis=1) > X[:, 12:].sum(axis=1)).astype(int)
+Y3 = np.argmax(np.add.reduceat(X, [0, 8, 16], axis=1), axis=1)
+
+FACTORIES = {
+    "GibbsLDA": lambda: GibbsLDA(3, max_iter=12, burn_in=6, n_infer_iter=20, random_state=0),
+    "EmpiricalBayesLDA": lambda: EmpiricalBayesLDA(3, n_samples=8, burn_in=4, n_final_iter=4,
+                                                   n_infer_iter=20, random_state=0),
+    "CorrelatedTopicModel": lambda: CorrelatedTopicModel(3, max_iter=10, burn_in=4,
+                                                         n_infer_iter=20, random_state=0),
+    "CorrelatedTopicModel-sb": lambda: CorrelatedTopicModel(3, link="stick_breaking",
+                                                            max_iter=10, burn_in=4,
+                                                            n_infer_iter=20, random_state=0),
+    "GibbsSLDAClassifier": lambda: GibbsSLDAClassifier(3, c=2.0, max_iter=10, burn_in=4,
+                                                       n_infer_iter=20, random_state=0),
+    "GibbsSLDAClassifier-ovr": lambda: GibbsSLDAClassifier(3, c=2.0, max_iter=10, burn_in=4,
+                                                           n_infer_iter=20, random_state=0),
+}
+
+
+def _fit(name):
+    est = FACTORIES[name]()
+    if name.startswith("GibbsSLDA"):
+        return est.fit(X, Y3 if name.endswith("ovr") else Y)
+    return est.fit(X)
+
+
+@pytest.fixture(scope="module", params=list(FACTORIES))
+def fitted(request):
+    return request.param, _fit(request.param)
+
+
+def _n_models(est):
+    return est.coef_.shape[0] if hasattr(est, "coef_") else 1
+
+
+def test_shapes_and_proportions(fitted):
+    _, est = fitted
+    n_out = est.components_.shape[0]
+    assert est.components_.shape == (n_out, X.shape[1])
+    theta = est.transform(X[:7])
+    assert theta.shape == (7, n_out)
+    blocks = theta.reshape(7, _n_models(est), -1)
+    np.testing.assert_allclose(blocks.sum(axis=2), 1.0)
+    assert est.log_likelihood_trace_.shape == (est.n_iter_,)
+    assert np.all(np.isfinite(est.log_likelihood_trace_))
+
+
+def test_components_are_pseudo_counts(fitted):
+    # Like LatentDirichletAllocation.components_: the topic-word prior plus
+    # (averaged) topic-word counts; over all topics of a model the counts add
+    # up to the corpus's tokens.
+    _, est = fitted
+    beta = np.broadcast_to(est.topic_word_prior_, (_n_models(est),))
+    counts = est.components_.reshape(_n_models(est), -1, X.shape[1]) - beta[:, None, None]
+    assert np.all(counts > -1e-9)
+    np.testing.assert_allclose(counts.sum(axis=(1, 2)), X.sum())
+
+
+def test_empty_documents(fitted):
+    _, est = fitted
+    empty = np.zeros((2, X.shape[1]))
+    theta = est.transform(np.vstack([empty, X[:1]]))
+    assert np.all(np.isfinite(theta))
+    np.testing.assert_allclose(theta[0], theta[1])  # both get the prior
+    assert is_classifier(est) or est.score(empty) == 0.0
+    with pytest.raises(ValueError, match="no token"):
+        est.perplexity(empty)
+
+
+def test_errors(fitted):
+    name, _ = fitted
+    fresh = FACTORIES[name]()
+    with pytest.raises(NotFittedError):
+        fresh.transform(X)
+    est = fitted[1]
+    with pytest.raises(ValueError, match="features"):
+        est.transform(X[:, :-1])
+    with pytest.raises(ValueError, match="Negative"):
+        est.transform(-X)
+
+
+def test_feature_names_out(fitted):
+    _, est = fitted
+    names = est.get_feature_names_out()
+    assert len(names) == est.components_.shape[0]
+    assert names[0] == type(est).__name__.lower() + "0"
+
+
+def test_pickle_round_trip_and_repeated_transform_are_identical(fitted):
+    _, est = fitted
+    first = est.transform(X[:10])
+    np.testing.assert_array_equal(first, est.transform(X[:10]))
+    clone = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(first, clone.transform(X[:10]))
+    # A document's result does not depend on the rest of the batch.
+    np.testing.assert_array_equal(first[3:4], est.transform(X[3:4]))
+
+
+def test_sample_transform(fitted):
+    _, est = fitted
+    draws = est.sample_transform(X[:4], n_samples=30)
+    assert draws.shape == (30, 4, est.components_.shape[0])
+    np.testing.assert_allclose(draws.reshape(30, 4, _n_models(est), -1).sum(axis=3), 1.0)
+    np.testing.assert_array_equal(draws, est.sample_transform(X[:4], n_samples=30))
+    # The draws scatter around the posterior mean (two finite stretches of one
+    # chain: on average close, though a pair of similar topics mixes slowly).
+    assert np.abs(draws.mean(axis=0) - est.transform(X[:4])).mean() < 0.05
+    with pytest.raises(ValueError, match="n_samples"):
+        est.sample_transform(X[:4], n_samples=0)
+
+
+def test_perplexity_is_exp_of_minus_score_per_token(fitted):
+    _, est = fitted
+    if is_classifier(est):
+        pytest.skip("a classifier's score is its accuracy")
+    np.testing.assert_allclose(est.perplexity(X[:10]),
+                               np.exp(-est.score(X[:10]) / X[:10].sum()))
+
+
+@pytest.mark.parametrize("name", list(FACTORIES))
+def test_failed_fit_keeps_the_previous_state(name):
+    est = _fit(name)
+    before = est.transform(X[:5])
+    components = est.components_.copy()
+    bad = -X
+    with pytest.raises(ValueError):
+        est.fit(bad, Y) if name.startswith("GibbsSLDA") else est.fit(bad)
+    with pytest.raises(ValueError):
+        est.fit(X[:, :-2] * 0.0, Y) if name.startswith("GibbsSLDA") else est.fit(X[:, :-2] * 0)
+    np.testing.assert_array_equal(est.components_, components)
+    assert est.n_features_in_ == X.shape[1]
+    np.testing.assert_array_equal(est.transform(X[:5]), before)
+
+
+def test_interrupted_fit_keeps_the_previous_state(monkeypatch):
+    est = _fit("GibbsLDA")
+    before = est.transform(X[:5])
+    calls = []
+
+    def interrupt(run):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(est, "_sweep", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        est.fit(X[:30])
+    monkeypatch.undo()
+    np.testing.assert_array_equal(est.transform(X[:5]), before)
+
+
+def test_set_output_pandas(fitted):
+    pd = pytest.importorskip("pandas")
+    name, est = fitted
+    est = pickle.loads(pickle.dumps(est)).set_output(transform="pandas")
+    out = est.transform(X[:3])
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == list(est.get_feature_names_out())

@@ -1,0 +1,220 @@
+"""The Dirichlet-prior machinery shared by every model: histograms, the
+augmentation and HMC updates of h, the log joint and its gradient, the
+Rao-Blackwellized estimate, and "auto" priors inside a chain.
+
+Oracles: sums written directly from the count matrices (NumPy / SciPy),
+finite differences, grid quadrature of p(h | z), scipy's digamma and binomial
+law, recovery of known priors from corpora drawn from LDA.
+"""
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import digamma as sp_digamma
+from scipy.special import gammaln
+
+from sklearn_pgtm._chain import TopicChain
+from sklearn_pgtm._kernels._dirichlet import (
+    alpha_augmentation,
+    beta_augmentation,
+    binomial,
+    count_histograms,
+    digamma,
+    empty_histograms,
+    gamma_draw,
+    hmc_update,
+    log_doc_joint,
+    log_posterior_grad,
+    log_word_joint,
+)
+from sklearn_pgtm._kernels._random import make_streams
+from sklearn_pgtm._priors import DirichletPriors, RaoBlackwellDensity, check_prior
+
+from _corpora import lda_corpus
+
+
+def test_digamma_matches_scipy():
+    x = np.concatenate([np.logspace(-4, 4, 200), [0.5, 1.0, 5.9999, 6.0, 123.4]])
+    ours = np.array([digamma(v) for v in x])
+    np.testing.assert_allclose(ours, sp_digamma(x), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("n, p", [(7, 0.3), (2000, 0.37), (100000, 0.001)])
+def test_binomial_distribution(n, p):
+    state = make_streams(3, 1)[0]
+    draws = np.array([binomial(state, n, p) for _ in range(20000)])
+    mean, var = n * p, n * p * (1 - p)
+    se = np.sqrt(var / draws.size)
+    assert abs(draws.mean() - mean) < 5 * se
+    assert abs(draws.var() / var - 1) < 0.06
+    lo, hi = stats.binom.ppf([0.001, 0.999], n, p).astype(int)
+    values = np.arange(lo, hi + 1)
+    observed = np.array([(draws == v).sum() for v in values])
+    expected = stats.binom.pmf(values, n, p) * draws.size
+    keep = expected > 5
+    chi = ((observed[keep] - expected[keep]) ** 2 / expected[keep]).sum()
+    assert stats.chi2.sf(chi, keep.sum() - 1) > 1e-4
+
+
+def _random_counts(seed, n_docs=30, n_words=25, n_topics=3):
+    rng = np.random.RandomState(seed)
+    doc_topic = rng.poisson(2.0, size=(n_docs, n_topics)).astype(np.int32)
+    doc_topic[rng.rand(n_docs, n_topics) < 0.4] = 0
+    word_topic = np.zeros((n_words, n_topics), dtype=np.int32)
+    for t in range(n_topics):
+        total = doc_topic[:, t].sum()
+        word_topic[:, t] = rng.multinomial(total, rng.dirichlet(np.full(n_words, 0.3)))
+    return doc_topic, word_topic
+
+
+def _histograms(doc_topic, word_topic):
+    hist = empty_histograms(doc_topic.sum(axis=1), doc_topic.shape[1], word_topic.max())
+    count_histograms(doc_topic, word_topic, hist)
+    return hist
+
+
+def _log_joint_reference(doc_topic, word_topic, alpha, beta):
+    """Dirichlet-multinomial terms written directly from the counts (NumPy)."""
+    alpha = np.asarray(alpha, dtype=float)
+    n_d = doc_topic.sum(axis=1)
+    n_d = n_d[n_d > 0]
+    doc = np.sum(gammaln(alpha.sum()) - gammaln(n_d + alpha.sum())) + np.sum(
+        gammaln(doc_topic + alpha) - gammaln(alpha))
+    V = word_topic.shape[0]
+    m_t = word_topic.sum(axis=0)
+    word = np.sum(gammaln(V * beta) - gammaln(m_t + V * beta)) + np.sum(
+        gammaln(word_topic + beta) - gammaln(beta))
+    return doc, word
+
+
+def test_histograms_and_log_joint_match_direct_sums():
+    doc_topic, word_topic = _random_counts(0)
+    doc_topic[3] = 0  # an empty document
+    hist = _histograms(doc_topic, word_topic)
+    assert hist.doc_counts[:hist.doc_ptr[-1]].sum() == np.count_nonzero(doc_topic)
+    for t in range(3):
+        values = hist.doc_values[hist.doc_ptr[t]:hist.doc_ptr[t + 1]]
+        np.testing.assert_array_equal(values, np.unique(doc_topic[:, t][doc_topic[:, t] > 0]))
+    assert hist.word_counts[1:].sum() == np.count_nonzero(word_topic)
+    topic_total = word_topic.sum(axis=0).astype(np.int32)
+    for alpha, beta in [(np.array([0.2, 0.7, 1.5]), 0.05), (np.full(3, 0.3), 1.2)]:
+        doc_ref, word_ref = _log_joint_reference(doc_topic, word_topic, alpha, beta)
+        np.testing.assert_allclose(log_doc_joint(alpha, hist), doc_ref, rtol=1e-10)
+        np.testing.assert_allclose(log_word_joint(beta, hist, topic_total, word_topic.shape[0]),
+                                   word_ref, rtol=1e-10)
+
+
+def test_histogram_memory_does_not_grow_with_the_longest_document():
+    # One 10^6-token document, K = 200: the histograms hold the distinct
+    # values, not K x (longest document + 1) bins.
+    lengths = np.array([10**6, 5, 7])
+    hist = empty_histograms(lengths, 200, 10**6)
+    doc_side = hist.doc_values.nbytes + hist.doc_counts.nbytes + hist.scratch.nbytes
+    assert doc_side < 20 * 10**6  # bytes; the dense histogram would take 1.6 GB
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_log_posterior_gradient_finite_differences(symmetric):
+    doc_topic, word_topic = _random_counts(1)
+    hist = _histograms(doc_topic, word_topic)
+    topic_total = word_topic.sum(axis=0).astype(np.int32)
+    u = np.log(np.array([0.4, 0.15])) if symmetric else np.log(np.array([0.2, 0.5, 0.9, 0.15]))
+    args = (symmetric, hist, topic_total, word_topic.shape[0], 1.0, 0.01)
+    grad = np.empty_like(u)
+    log_posterior_grad(u, *args, grad)
+    numeric = np.empty_like(u)
+    scratch = np.empty_like(u)
+    for j in range(u.size):
+        e = np.zeros_like(u)
+        e[j] = 1e-6
+        numeric[j] = (log_posterior_grad(u + e, *args, scratch)
+                      - log_posterior_grad(u - e, *args, scratch)) / 2e-6
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-5)
+
+
+def _posterior_means_by_quadrature(hist, topic_total, n_words, n_topics, prior_shape,
+                                   prior_rate):
+    """Posterior means of alpha (symmetric) and beta given z, by grid quadrature."""
+    grid = np.linspace(1e-3, 5.0, 20000)
+    log_a = np.array([log_doc_joint(np.full(n_topics, a), hist) for a in grid])
+    log_b = np.array([log_word_joint(b, hist, topic_total, n_words) for b in grid])
+    means = []
+    for lp in (log_a, log_b):
+        lp = lp + (prior_shape - 1) * np.log(grid) - prior_rate * grid
+        w = np.exp(lp - lp.max())
+        means.append(np.sum(w * grid) / np.sum(w))
+    return np.array(means)
+
+
+@pytest.mark.parametrize("sampler", ["augmentation", "hmc"])
+def test_h_update_targets_conditional_posterior(sampler):
+    """With z fixed, the h-update must leave p(h | z) invariant (quadrature oracle)."""
+    doc_topic, word_topic = _random_counts(2, n_docs=40, n_words=20, n_topics=3)
+    hist = _histograms(doc_topic, word_topic)
+    topic_total = word_topic.sum(axis=0).astype(np.int32)
+    a, b = 1.0, 0.5
+    expected = _posterior_means_by_quadrature(hist, topic_total, 20, 3, a, b)
+    states = make_streams(7, 4)
+    alpha = np.full(3, 0.5)
+    beta = 0.5
+    shape_buf = np.empty(1)
+    draws = []
+    u = np.log(np.array([0.5, 0.5]))
+    inv_mass = np.ones(2)
+    for it in range(6000):
+        if sampler == "augmentation":
+            rate = alpha_augmentation(alpha, True, hist, a, b, states[:2], shape_buf)
+            b_shape, b_rate = beta_augmentation(beta, hist, topic_total, 20, a, b, states[2])
+            alpha[:] = gamma_draw(states[3], shape_buf[0], rate)
+            beta = gamma_draw(states[3], b_shape, b_rate)
+            h = (alpha[0], beta)
+        else:
+            hmc_update(u, inv_mass, 0.3, 3, True, hist, topic_total, 20, a, b, states[3])
+            h = tuple(np.exp(u))
+        if it >= 500:
+            draws.append(h)
+    draws = np.array(draws)
+    np.testing.assert_allclose(draws.mean(axis=0), expected, rtol=0.05)
+
+
+def test_rao_blackwell_density_argmax_and_ratio():
+    # One recorded sweep with Gamma(shape, rate) conditionals and a flat-ish
+    # prior: the ratio is maximal at the conditional's mode.
+    shapes = np.array([[30.0, 12.0]])
+    rates = np.array([[100.0, 40.0]])
+    density = RaoBlackwellDensity(shapes, rates, (1.0, 1e-9))
+    h_hat = density.argmax([0.5, 0.5])
+    np.testing.assert_allclose(h_hat, (shapes[0] - 1) / rates[0], rtol=1e-5)
+    grid = h_hat * np.array([[1.0, 1.0], [1.2, 1.0], [1.0, 0.8]])
+    values = density.log_ratio(grid)
+    assert values[0] > values[1] and values[0] > values[2]
+
+
+def test_check_prior():
+    assert check_prior("auto", "x") == "auto"
+    assert check_prior(0.5, "x") == 0.5
+    for bad in ["AUTO", 0.0, -1.0, np.inf, np.nan]:
+        with pytest.raises(ValueError, match="x must be"):
+            check_prior(bad, "x")
+
+
+@pytest.mark.parametrize("estimate", [(True, True), (False, True), (True, False)])
+def test_auto_priors_inside_a_chain_recover_the_true_values(estimate):
+    # Corpus drawn from LDA with alpha = 0.3, beta = 0.1 (the one of
+    # EmpiricalBayesLDA's recovery test): 150 sweeps with the augmentation
+    # update, the estimate over the second half.
+    X, _ = lda_corpus(600, 300, 4, 60, 0.3, 0.1, seed=11)
+    doc_ptr = np.r_[0, np.cumsum(X.sum(axis=1))].astype(np.int64)
+    word_ids = np.repeat(np.tile(np.arange(300, dtype=np.int32), 600), X.ravel())
+    chain = TopicChain.random(doc_ptr, word_ids, 4, 300, 0)
+    priors = DirichletPriors.for_chain(chain, "auto" if estimate[0] else 0.3,
+                                       "auto" if estimate[1] else 0.1, 1)
+    for it in range(150):
+        chain.sweep_lda(priors.alpha, priors.beta)
+        priors.update(chain, record=it >= 75)
+    h_hat = priors.estimate()
+    priors.set_estimated(h_hat)
+    assert h_hat.shape == (sum(estimate),)
+    truth = np.array([0.3, 0.1])[list(estimate)]
+    np.testing.assert_allclose(h_hat, truth, rtol=0.15)
+    np.testing.assert_allclose(priors.estimated_values(), h_hat)
