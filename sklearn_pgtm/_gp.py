@@ -9,13 +9,21 @@ functions. Equations: MODELS.md section 6; user guide :ref:`gp`.
 """
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, _fit_context, clone
-from sklearn.gaussian_process.kernels import ConstantKernel, Hyperparameter, Kernel, Matern
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import (
+    ConstantKernel,
+    Hyperparameter,
+    Kernel,
+    Matern,
+    WhiteKernel,
+)
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
@@ -26,7 +34,6 @@ from ._kernels._gp import (
     latent_predictive,
     latent_predictive_covariance,
     log_marginal,
-    log_marginal_gradient,
 )
 from ._kernels._polyagamma import PG_METHODS
 from ._kernels._random import make_streams, seed_from
@@ -52,8 +59,6 @@ _QUAD_WEIGHTS /= _QUAD_WEIGHTS.sum()
 # Gilks 1997: ~0.44 in one dimension, ~0.23 in many).
 _MH_INITIAL_STEP = 0.1
 _MH_TARGET_ACCEPT = 0.3
-# Sticks per partial sum of the marginal-likelihood gradient.
-_GROUP = 8
 
 
 class ColumnKernel(Kernel):
@@ -400,20 +405,22 @@ class MultinomialGaussianProcess(BaseEstimator):
         How the kernel's hyperparameters are set.
 
         - ``"empirical"``: type-II maximum likelihood of a GP regression on
-          the empirical logits ``pi_SB^-1((y + pseudo_count) / N)``, each with
-          its binomial variance, then held fixed (the paper's method, with
-          heteroscedastic instead of homoscedastic noise);
+          the empirical logits ``pi_SB^-1((y + pseudo_count) / N) - mu`` (the
+          K - 1 sticks are outputs sharing the kernel, with a white-noise term
+          fitted alongside and then dropped), then held fixed: the paper's
+          method, run by scikit-learn's
+          :class:`~sklearn.gaussian_process.GaussianProcessRegressor`;
         - ``"sample"``: start there, then one random-walk Metropolis update
           of the log-hyperparameters per sweep, with the latent functions
-          integrated out given omega (uniform prior within the kernel's
-          bounds);
+          integrated out given omega (uniform prior on the log scale within
+          the kernel's bounds; step size adapted during burn-in);
         - ``"fixed"``: use ``kernel`` as given.
 
         PLACEHOLDER measurement.
 
     n_restarts_optimizer : int, default=0
-        Extra runs of the ``"empirical"`` optimizer from log-uniform random
-        starting points within the bounds; the best is kept.
+        Extra runs of the regression's optimizer from random starting points
+        (``"empirical"`` and ``"sample"``); the best is kept.
 
     pseudo_count : float, default=0.1
         Added to every count for the empirical logits and for the mean
@@ -456,9 +463,9 @@ class MultinomialGaussianProcess(BaseEstimator):
         ``"empirical"``, the posterior mean of the log-hyperparameters for
         ``"sample"``, ``kernel`` for ``"fixed"``.
 
-    log_marginal_likelihood_value_ : float
-        Log marginal likelihood of the empirical logits at the initial
-        hyperparameters (the optimum for ``"empirical"``).
+    log_marginal_likelihood_value_ : float or None
+        Log marginal likelihood of the GP regression on the empirical logits
+        at its optimum (None for ``"fixed"``).
 
     mean_ : ndarray of shape (n_categories - 1,)
         The fixed mean ``mu`` of the logits.
@@ -616,16 +623,16 @@ class MultinomialGaussianProcess(BaseEstimator):
         mean = np.empty((1, n_sticks))
         inverse_stick_breaking(Y.sum(axis=0, keepdims=True) + self.pseudo_count, mean)
         self.mean_ = mean[0]
-        precision, information = empirical_potentials(Y, self.mean_, self.pseudo_count)
         kernel, self.log_marginal_likelihood_value_ = self._fit_hyperparameters(
-            kernel, X, precision, information, rng, n_threads)
+            kernel, X, Y, rng)
 
         state = _StickGP(X, Y, self.mean_, kernel, self.jitter, self.pg_method,
                          self.pg_terms, seed_from(rng), n_threads)
         gen = np.random.default_rng(seed_from(rng))
-        # Start from the posterior mean of the empirical-logit GP: the chain
-        # then begins near the data rather than at the prior mean.
+        # Start from the posterior mean of f given the empirical logits (each
+        # with its binomial variance): the chain begins near the data.
         if n_sticks:
+            precision, information = empirical_potentials(Y, self.mean_, self.pseudo_count)
             state.latent = _latent_moments(state.kmat, state.kmat, np.diag(state.kmat),
                                            precision, information, n_threads)[0]
         n_kept = self.max_iter - self.burn_in
@@ -669,49 +676,29 @@ class MultinomialGaussianProcess(BaseEstimator):
         )
         return self
 
-    def _fit_hyperparameters(self, kernel, X, precision, information, rng, n_threads):
-        """Type-II maximum likelihood of the empirical-logit GP (or none)."""
-        n_sticks = precision.shape[1]
-        n_groups = -(-n_sticks // _GROUP)
+    def _fit_hyperparameters(self, kernel, X, Y, rng):
+        """Type-II maximum likelihood of a GP regression on the empirical logits
+        (the paper's method), unless the kernel is to be used as given.
 
-        def neg_log_marginal(theta):
-            k = kernel.clone_with_theta(theta)
-            kmat, grad = k(X, eval_gradient=True)
-            kmat = np.array(kmat, dtype=np.float64, order="C")
-            kmat[np.diag_indices_from(kmat)] += self.jitter
-            out = np.zeros(n_sticks)
-
-            def block(lo, hi):
-                # One matrix per fixed group of sticks, summed in group order
-                # below: the sum does not depend on how threads cut the groups.
-                return [log_marginal_gradient(kmat, precision, information, g * _GROUP,
-                                              min((g + 1) * _GROUP, n_sticks), out)
-                        for g in range(lo, hi)]
-
-            grams = [g for part in _over_units(block, n_groups, n_threads) for g in part]
-            gram = grams[0]
-            for g in grams[1:]:
-                gram = gram + g
-            return -float(out.sum()), -0.5 * np.einsum("ij,ijk->k", gram, grad)
-
-        if self.hyperparameters == "fixed" or n_sticks == 0 or kernel.n_dims == 0:
-            kmat = kernel_matrix(kernel, X, self.jitter)
-            return kernel, (sum_log_marginal(kmat, precision, information, n_threads)
-                            if n_sticks else 0.0)
-        bounds = kernel.bounds
-        starts = [kernel.theta] + [rng.uniform(bounds[:, 0], bounds[:, 1])
-                                   for _ in range(self.n_restarts_optimizer)]
-        best = None
-        for start in starts:
-            res = minimize(neg_log_marginal, start, jac=True, method="L-BFGS-B",
-                           bounds=bounds)
-            if np.isfinite(res.fun) and (best is None or res.fun < best.fun):
-                best = res
-        if best is None:
-            raise ValueError("MultinomialGaussianProcess: the empirical log marginal "
-                             "likelihood is not finite at any starting point; check the "
-                             "kernel's bounds.")
-        return kernel.clone_with_theta(best.x), -float(best.fun)
+        The logits ``pi_SB^-1((y + pseudo_count) / N) - mu`` of the K - 1 sticks
+        are K - 1 outputs sharing the kernel, plus a white-noise term fitted
+        with it and then dropped (the multinomial likelihood replaces it).
+        Returns the kernel and the log marginal likelihood of the regression.
+        """
+        if self.hyperparameters == "fixed" or Y.shape[1] < 2 or kernel.n_dims == 0:
+            return kernel, None
+        logits = np.empty((Y.shape[0], Y.shape[1] - 1))
+        inverse_stick_breaking(Y + self.pseudo_count, logits)
+        regression = GaussianProcessRegressor(
+            kernel + WhiteKernel(1.0, (1e-5, 1e5)),
+            n_restarts_optimizer=self.n_restarts_optimizer,
+            random_state=seed_from(rng) % 2**32,
+        )
+        with warnings.catch_warnings():
+            # A bound reached by a hyperparameter is reported in kernel_.
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            regression.fit(X, logits - self.mean_)
+        return regression.kernel_.k1, float(regression.log_marginal_likelihood_value_)
 
     # ------------------------------------------------------------ prediction
     def _kept_kernels(self):
