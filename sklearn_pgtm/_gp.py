@@ -188,7 +188,13 @@ class ColumnKernel(Kernel):
         return self.kernel.diag(self._select(X))
 
     def is_stationary(self):
-        """Whether the wrapped kernel is stationary."""
+        """Whether the wrapped kernel is stationary.
+
+        Returns
+        -------
+        stationary : bool
+            That of the wrapped kernel.
+        """
         return self.kernel.is_stationary()
 
     @property
@@ -661,7 +667,7 @@ class MultinomialGaussianProcess(BaseEstimator):
         # with its binomial variance): the chain begins near the data.
         if n_sticks:
             precision, information = empirical_potentials(Y, self.mean_, self.pseudo_count)
-            state.latent = _latent_moments(state.kmat, state.kmat, np.diag(state.kmat),
+            state.latent = _latent_moments(state.kmat, state.kmat, np.diag(state.kmat).copy(),
                                            precision, information, n_threads)[0]
         n_kept = self.max_iter - self.burn_in
         self._omega = np.empty((n_kept, n_inputs, n_sticks))
