@@ -121,6 +121,36 @@ class ColumnKernel(Kernel):
             params.update(("kernel__" + k, v) for k, v in self.kernel.get_params().items())
         return params
 
+    def set_params(self, **params):
+        """Set the parameters of this kernel (``kernel__*`` for the wrapped one).
+
+        Parameters
+        ----------
+        **params : dict
+            Parameter names mapped to their new values.
+
+        Returns
+        -------
+        self : ColumnKernel
+            This kernel.
+        """
+        return super().set_params(**params)
+
+    def clone_with_theta(self, theta):
+        """A copy of this kernel with the log-hyperparameters ``theta``.
+
+        Parameters
+        ----------
+        theta : ndarray of shape (n_dims,)
+            Log-transformed free hyperparameters.
+
+        Returns
+        -------
+        kernel : ColumnKernel
+            The copy.
+        """
+        return super().clone_with_theta(theta)
+
     @property
     def hyperparameters(self):
         """The wrapped kernel's hyperparameters, prefixed ``kernel__``."""
@@ -425,9 +455,12 @@ class MultinomialGaussianProcess(BaseEstimator):
         Any :mod:`sklearn.gaussian_process.kernels` kernel, e.g. products of
         kernels on chosen input columns (:class:`ColumnKernel`). ``None``:
         ``ConstantKernel(1.0) * Matern(nu=2.5)`` with its length scale (one
-        per input column) starting at each column's range. Chosen on the
-        national baby-names benchmark (``benchmarks/RESULTS.md``, "gp"):
-        PLACEHOLDER.
+        per input column) starting at each column's range, then fitted.
+        Measured on the baby-names benchmark (``benchmarks/RESULTS.md``,
+        gp_defaults, 6 subsamples): Matern 3/2, RBF, or an added
+        ``WhiteKernel`` change the predictive log-likelihood by -0.004 to
+        +0.003 nats per name, a tenth of its spread over subsamples (0.03);
+        Matern 5/2 is also the paper's choice.
 
     hyperparameters : {"empirical", "sample", "fixed"}, default="empirical"
         How the kernel's hyperparameters are set.
@@ -444,7 +477,13 @@ class MultinomialGaussianProcess(BaseEstimator):
           the kernel's bounds; step size adapted during burn-in);
         - ``"fixed"``: use ``kernel`` as given.
 
-        PLACEHOLDER measurement.
+        Measured (``benchmarks/RESULTS.md``): on data drawn from the model
+        both ``"empirical"`` and ``"sample"`` give 90% bands that hold the
+        true curves 88-90% of the time (gp_recovery); on the baby names
+        ``"empirical"`` predicts 2012-2013 better (0.580 vs 0.536 nats per
+        name for boys, 0.422 vs 0.401 for girls, and more top/bottom-10
+        names; gp_names) at two thirds of the time: the sampled kernels have
+        shorter length scales, which forecast worse.
 
     n_restarts_optimizer : int, default=0
         Extra runs of the regression's optimizer from random starting points
@@ -456,14 +495,23 @@ class MultinomialGaussianProcess(BaseEstimator):
 
     jitter : float, default=0.0
         Added to the diagonal of the kernel matrix (a nugget: independent
-        variance of each input's latent values). PLACEHOLDER.
+        variance of each input's latent values). The sampler needs none: the
+        prior factor is a pivoted Cholesky factor, which exists for singular
+        kernel matrices, and ``B = I + W^1/2 K W^1/2`` has eigenvalues >= 1.
+        Measured on the baby names (gp_defaults): 1e-6 and 1e-3 change the
+        predictive log-likelihood by at most 0.001 nats per name.
 
-    max_iter : int, default=PLACEHOLDER
-        Gibbs sweeps in total (burn-in included).
+    max_iter : int, default=200
+        Gibbs sweeps in total (burn-in included). Measured on the baby names
+        (gp_defaults): predictions averaged over sweeps 50-200 are within
+        0.004 nats per name of those over sweeps 200-1000 of the same chain,
+        a tenth of the spread over subsamples.
 
-    burn_in : int, default=PLACEHOLDER
+    burn_in : int, default=50
         Sweeps discarded before predictions are averaged; must be below
-        ``max_iter``. Every later sweep is kept.
+        ``max_iter``. Every later sweep is kept. The chain starts at the
+        posterior mean given the empirical logits, so a short burn-in
+        suffices (gp_defaults: 10 sweeps already within 0.008 nats).
 
     pg_method : {"auto", "exact", "truncated", "pg1", "gaussian"}, default="auto"
         Pólya-Gamma sampler (:mod:`sklearn_pgtm.polyagamma`); ``"auto"`` is

@@ -338,6 +338,7 @@ def test_one_category_and_rows_without_counts():
     assert gp.predict_latent(u).shape == (5, 0)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_column_kernel_products():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(6, 3))
