@@ -13,7 +13,13 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_pgtm
-from sklearn_pgtm import CorrelatedTopicModel, EmpiricalBayesLDA, GibbsLDA, GibbsSLDAClassifier
+from sklearn_pgtm import (
+    CorrelatedTopicModel,
+    EmpiricalBayesLDA,
+    GibbsLDA,
+    GibbsSLDAClassifier,
+    MultinomialGaussianProcess,
+)
 
 # Small settings: a handful of sweeps is enough for the API checks.
 ESTIMATORS = [
@@ -22,6 +28,9 @@ ESTIMATORS = [
     CorrelatedTopicModel(n_components=3, max_iter=4, burn_in=2, n_infer_iter=2),
     EmpiricalBayesLDA(2, n_samples=8, burn_in=2, n_final_iter=2, n_infer_iter=4,
                       random_state=0),
+    # The checks send one-column targets (tags: multi-output only), i.e. a
+    # single category; tests/test_gp.py runs the same invariances on K >= 2.
+    MultinomialGaussianProcess(max_iter=4, burn_in=2, random_state=0),
 ]
 
 # Checks expected to fail, with the reason. An estimator module may define its

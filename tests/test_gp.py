@@ -1,0 +1,409 @@
+"""MultinomialGaussianProcess: every conditional against an independent oracle.
+
+- the latent-function draw against dense Gaussian conditioning (moments, KS);
+- predictions at new inputs and the marginal likelihood against dense linear
+  algebra;
+- the logistic-normal quadrature against numerical integration;
+- Geweke tests of the joint sampler (fixed and sampled hyperparameters), and
+  a corrupted sampler that the same test must reject;
+- coverage of latent curves drawn from the model itself;
+- scikit-learn behaviour on real (K >= 2) count data: invariances,
+  reproducibility for any n_jobs, clear errors.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+from scipy.special import expit
+from sklearn.base import clone
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, WhiteKernel
+
+from sklearn_pgtm import ColumnKernel, MultinomialGaussianProcess
+from sklearn_pgtm._gp import (
+    _StickGP,
+    _expected_sigmoid,
+    _latent_moments,
+    kernel_matrix,
+    prior_factor,
+)
+from sklearn_pgtm._kernels._gp import (
+    draw_latent,
+    latent_predictive_covariance,
+    log_marginal,
+)
+from sklearn_pgtm._kernels._random import make_streams
+from sklearn_pgtm._kernels._stick_breaking import stick_breaking
+
+
+def _tiny_problem():
+    """4 inputs, 2 sticks; one input has no information on stick 1."""
+    u = np.array([[0.0], [0.7], [1.5], [3.0]])
+    kernel = ConstantKernel(1.3) * RBF(1.1)
+    kmat = kernel_matrix(kernel, u, 0.0)
+    precision = np.array([[0.8, 2.0], [1.7, 0.0], [0.3, 0.6], [2.5, 1.1]])
+    information = np.array([[0.4, -1.0], [-0.9, 0.0], [0.2, 0.5], [1.3, -0.2]])
+    return u, kernel, kmat, precision, information
+
+
+def _dense_posterior(kmat, w, h):
+    cov = np.linalg.inv(np.linalg.inv(kmat) + np.diag(w))
+    return cov @ h, cov
+
+
+def _draw_counts(rng, totals, psi):
+    """Multinomial counts with probabilities pi_SB(psi) (rows), by NumPy."""
+    pi = np.empty((psi.shape[0], psi.shape[1] + 1))
+    stick_breaking(np.ascontiguousarray(psi), pi)
+    pi /= pi.sum(axis=1, keepdims=True)
+    return rng.multinomial(totals.astype(np.int64), pi).astype(float)
+
+
+# ----------------------------------------------------------- conditionals
+def test_latent_draw_matches_dense_gaussian_conditioning():
+    _, _, kmat, precision, information = _tiny_problem()
+    factor = prior_factor(kmat)
+    states = make_streams(1, 2)
+    n = 20000
+    draws = np.empty((n, 4, 2))
+    latent = np.empty((4, 2))
+    for i in range(n):
+        draw_latent(kmat, factor, precision, information, states, 0, 2, latent)
+        draws[i] = latent
+    for k in range(2):
+        mean, cov = _dense_posterior(kmat, precision[:, k], information[:, k])
+        x = draws[:, :, k]
+        se = np.sqrt(np.diag(cov) / n)
+        assert np.all(np.abs(x.mean(axis=0) - mean) < 4.5 * se)
+        # Entry-wise standard error of a sample covariance: sqrt((s_ii s_jj + s_ij^2) / n).
+        d = np.sqrt(np.diag(cov))
+        cov_se = np.sqrt((np.outer(d, d) ** 2 + cov ** 2) / n)
+        assert np.all(np.abs(np.cov(x.T) - cov) < 4.5 * cov_se)
+        # Whitened draws are iid N(0, 1) in every coordinate.
+        white = np.linalg.solve(np.linalg.cholesky(cov), (x - mean).T)
+        for row in white:
+            assert stats.kstest(row, "norm").pvalue > 1e-3
+
+
+def test_prior_factor_of_singular_kernel_matrices():
+    # Repeated inputs and a long length scale: singular to machine precision.
+    u = np.r_[np.linspace(0, 1, 30), np.linspace(0, 1, 30)][:, None]
+    for kernel in [RBF(50.0), Matern(3.0, nu=2.5), ConstantKernel(2.0) * RBF(0.3)]:
+        kmat = kernel_matrix(kernel, u, 0.0)
+        factor = prior_factor(kmat)
+        assert factor.shape == kmat.shape
+        np.testing.assert_allclose(factor @ factor.T, kmat, atol=1e-12 * len(u))
+
+
+def test_predictive_moments_match_dense_formulas():
+    u, kernel, kmat, precision, information = _tiny_problem()
+    new = np.array([[-0.5], [0.7], [2.2], [5.0]])
+    cross = kernel(new, u)
+    prior_cov = kernel(new)
+    mean, var = _latent_moments(kmat, np.ascontiguousarray(cross), np.diag(prior_cov).copy(),
+                                precision, information, 1)
+    kinv = np.linalg.inv(kmat)
+    for k in range(2):
+        m_train, c_train = _dense_posterior(kmat, precision[:, k], information[:, k])
+        # f* | f is Gaussian with mean cross K^-1 f; integrate f over its posterior.
+        a = cross @ kinv
+        ref_mean = a @ m_train
+        ref_cov = prior_cov - a @ cross.T + a @ c_train @ a.T
+        np.testing.assert_allclose(mean[:, k], ref_mean, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(var[:, k], np.diag(ref_cov), rtol=1e-7, atol=1e-10)
+        full_mean, full_cov = latent_predictive_covariance(
+            kmat, np.ascontiguousarray(cross), prior_cov, precision, information, k)
+        np.testing.assert_allclose(full_mean, ref_mean, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(full_cov, ref_cov, rtol=1e-7, atol=1e-10)
+
+
+def test_log_marginal_matches_dense():
+    _, _, kmat, precision, information = _tiny_problem()
+    out = np.empty(2)
+    log_marginal(kmat, precision, information, 0, 2, out)
+    for k in range(2):
+        keep = precision[:, k] > 0
+        w = precision[keep, k]
+        ref = stats.multivariate_normal(np.zeros(keep.sum()),
+                                        kmat[np.ix_(keep, keep)] + np.diag(1 / w))
+        np.testing.assert_allclose(out[k], ref.logpdf(information[keep, k] / w), rtol=1e-10)
+
+
+@pytest.mark.parametrize("mean", [-12.0, -2.0, 0.0, 3.0])
+@pytest.mark.parametrize("sd", [0.01, 1.0, 4.0, 10.0])
+def test_expected_sigmoid_matches_numerical_integration(mean, sd):
+    got, got_rest = _expected_sigmoid(np.array([mean]), np.array([sd * sd]))
+    ref = integrate.quad(lambda x: expit(x) * stats.norm.pdf(x, mean, sd),
+                         mean - 12 * sd, mean + 12 * sd, epsabs=0, epsrel=1e-11, limit=200)[0]
+    np.testing.assert_allclose(got[0], ref, rtol=1e-8)
+    np.testing.assert_allclose(got[0] + got_rest[0], 1.0, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- Geweke
+def _batch_se(x, n_batches=50):
+    """Standard error of the mean of a chain by batch means."""
+    batches = x[: len(x) // n_batches * n_batches].reshape(n_batches, -1, *x.shape[1:])
+    return batches.mean(axis=1).std(axis=0, ddof=1) / np.sqrt(n_batches)
+
+
+def _geweke(n_iter, sample_hyper=False, corrupt=None, seed=0):
+    """Marginal-conditional vs successive-conditional draws of (theta, f, y).
+
+    Returns the z-scores of the test functions (f, f^2, y, theta).
+    """
+    rng = np.random.default_rng(seed)
+    u = np.array([[0.0], [0.8], [2.0]])
+    totals = np.array([4.0, 3.0, 5.0])
+    mu = np.array([0.3, -0.5])
+    bounds = (0.5, 2.0)
+    kernel = ConstantKernel(1.0, bounds) * RBF(1.0, bounds)
+
+    def prior_thetas(size):
+        if not sample_hyper:
+            return np.tile(kernel.theta, (size, 1))
+        return rng.uniform(np.log(bounds[0]), np.log(bounds[1]), size=(size, 2))
+
+    def stats_of(theta, f, y):
+        return np.concatenate([f.reshape(len(f), -1), (f ** 2).reshape(len(f), -1),
+                               y[:, :, :2].reshape(len(f), -1), theta], axis=1)
+
+    # Marginal-conditional draws, with the kernel written out in NumPy
+    # (c exp(-d^2 / (2 l^2))) and batched Cholesky factors.
+    thetas = prior_thetas(n_iter)
+    c, length = np.exp(thetas).T
+    d2 = (u - u.T) ** 2
+    kmats = c[:, None, None] * np.exp(-0.5 * d2 / length[:, None, None] ** 2)
+    fs = np.linalg.cholesky(kmats + 1e-10 * np.eye(3)) @ rng.standard_normal((n_iter, 3, 2))
+    ys = _draw_counts(rng, np.tile(totals, n_iter), (fs + mu).reshape(-1, 2))
+    marginal = stats_of(thetas, fs, ys.reshape(n_iter, 3, 3))
+
+    start = kernel.clone_with_theta(prior_thetas(1)[0])
+    state = _StickGP(u, np.zeros((3, 3)), mu, start, 0.0, "exact", 1, seed + 1, 1)
+    state.latent = prior_factor(state.kmat) @ rng.standard_normal((3, 2))
+    chain_f = np.empty((n_iter, 3, 2))
+    chain_y = np.empty((n_iter, 3, 3))
+    chain_theta = np.empty((n_iter, 2))
+    for it in range(n_iter):
+        state.counts = _draw_counts(rng, totals, state.latent + mu)
+        state.draw_omega()
+        if corrupt is not None:
+            state.omega *= corrupt
+            state.information = state.kappa - state.omega * mu
+        if sample_hyper:
+            state.metropolis(np.log(0.5), rng)
+        state.draw_latent()
+        chain_f[it], chain_y[it], chain_theta[it] = state.latent, state.counts, state.theta
+    chain = stats_of(chain_theta, chain_f, chain_y)
+    se = np.sqrt(marginal.var(axis=0) / n_iter + _batch_se(chain) ** 2)
+    keep = se > 0
+    return (chain.mean(axis=0)[keep] - marginal.mean(axis=0)[keep]) / se[keep]
+
+
+def test_geweke_joint_sampler_fixed_kernel():
+    z = _geweke(20000)
+    assert np.all(np.abs(z) < 4.0), z
+
+
+def test_geweke_joint_sampler_sampled_hyperparameters():
+    z = _geweke(10000, sample_hyper=True, seed=3)
+    assert np.all(np.abs(z) < 4.0), z
+
+
+def test_geweke_rejects_a_wrong_conditional():
+    # Omega 40% too large makes f too concentrated: the test must notice.
+    z = _geweke(20000, corrupt=1.4, seed=5)
+    assert np.max(np.abs(z)) > 6.0, z
+
+
+# -------------------------------------------------------------- recovery
+def _draw_from_model(seed, n_inputs=40, n_categories=4, total=60, kernel=None):
+    rng = np.random.default_rng(seed)
+    u = np.sort(rng.uniform(0, 10, size=n_inputs))[:, None]
+    kernel = kernel or ConstantKernel(1.5) * Matern(2.0, nu=2.5)
+    kmat = kernel_matrix(kernel, u, 0.0)
+    f = prior_factor(kmat) @ rng.standard_normal((n_inputs, n_categories - 1))
+    mu = np.linspace(-0.5, 0.5, n_categories - 1)
+    y = _draw_counts(rng, np.full(n_inputs, total), f + mu)
+    return u, y, f + mu, kernel
+
+
+def test_latent_curves_within_bands_on_data_from_the_model():
+    inside = []
+    for seed in range(3):
+        u, y, psi, kernel = _draw_from_model(seed)
+        gp = MultinomialGaussianProcess(kernel, hyperparameters="fixed", max_iter=150,
+                                        burn_in=30, random_state=seed).fit(u, y)
+        mean, sd = gp.predict_latent(u, return_std=True)
+        inside.append(np.abs(psi - mean) < 1.645 * sd)
+    coverage = np.mean(inside)
+    assert 0.80 <= coverage <= 0.97, coverage
+
+
+def test_predict_recovers_probabilities_with_many_counts():
+    u, y, psi, _ = _draw_from_model(7, total=5000)
+    gp = MultinomialGaussianProcess(max_iter=60, burn_in=20, random_state=0).fit(u, y)
+    truth = np.empty((u.shape[0], 4))
+    stick_breaking(np.ascontiguousarray(psi), truth)
+    assert np.max(np.abs(gp.predict(u) - truth)) < 0.03
+    # ...and interpolates between inputs.
+    mid = 0.5 * (u[:-1] + u[1:])
+    between = 0.5 * (truth[:-1] + truth[1:])
+    assert np.max(np.abs(gp.predict(mid) - between)) < 0.06
+
+
+def test_empirical_hyperparameters_near_the_truth():
+    thetas = []
+    for seed in range(4):
+        u, y, _, kernel = _draw_from_model(seed, n_inputs=60, n_categories=6, total=400)
+        gp = MultinomialGaussianProcess(max_iter=2, burn_in=1, random_state=0).fit(u, y)
+        thetas.append(np.exp(gp.kernel_.theta))
+    variance, length = np.exp(np.mean(np.log(thetas), axis=0))
+    assert 1.5 / 2 < variance < 1.5 * 2 and 2.0 / 2 < length < 2.0 * 2, (variance, length)
+
+
+# ------------------------------------------------------ estimator behaviour
+@pytest.fixture(scope="module")
+def data():
+    u, y, _, _ = _draw_from_model(11, n_inputs=25, n_categories=4, total=30)
+    return u, y
+
+
+def test_reproducible_for_any_n_jobs(data):
+    u, y = data
+    new = np.linspace(-1, 11, 7)[:, None]
+    for mode in ["empirical", "sample"]:
+        preds = [
+            MultinomialGaussianProcess(hyperparameters=mode, max_iter=30, burn_in=10,
+                                       random_state=3, n_jobs=n_jobs).fit(u, y).predict(new)
+            for n_jobs in [1, 2, 1]
+        ]
+        np.testing.assert_array_equal(preds[0], preds[1])
+        np.testing.assert_array_equal(preds[0], preds[2])
+    other = MultinomialGaussianProcess(max_iter=30, burn_in=10, random_state=4).fit(u, y)
+    assert not np.array_equal(other.predict(new), preds[0])
+
+
+def test_prediction_invariances_and_pickle(data):
+    u, y = data
+    gp = MultinomialGaussianProcess(max_iter=30, burn_in=10, random_state=0).fit(u, y)
+    new = np.linspace(-1, 11, 9)[:, None]
+    p = gp.predict(new)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(gp.predict(new), p)  # repeated calls
+    np.testing.assert_allclose(gp.predict(new[::-1]), p[::-1], rtol=1e-12)  # order
+    np.testing.assert_allclose(gp.predict(new[2:5]), p[2:5], rtol=1e-12)  # subsets
+    np.testing.assert_allclose(gp.predict(new.astype(np.float32)), p, rtol=1e-6)
+    again = pickle.loads(pickle.dumps(gp))
+    np.testing.assert_array_equal(again.predict(new), p)
+    mean, sd = gp.predict_latent(new, return_std=True)
+    assert mean.shape == sd.shape == (9, 3) and np.all(sd > 0)
+    # Far from the data the logits fall back to the prior: mean mu, variance ~ kernel variance.
+    far = gp.predict_latent([[1e4]], return_std=True)
+    np.testing.assert_allclose(far[0][0], gp.mean_, atol=1e-8)
+    np.testing.assert_allclose(far[1][0] ** 2, gp.kernel_.diag(np.array([[1e4]]))[0], rtol=1e-6)
+    assert np.isfinite(gp.score(u, y)) and gp.score(u, y) < 0
+
+
+def test_sample_y_draws_agree_with_predict(data):
+    u, y = data
+    gp = MultinomialGaussianProcess(max_iter=40, burn_in=10, random_state=0).fit(u, y)
+    new = np.array([[2.0], [6.0]])
+    draws = gp.sample_y(new, n_samples=3000, random_state=1)
+    assert draws.shape == (2, 4, 3000)
+    np.testing.assert_allclose(draws.sum(axis=1), 1.0)
+    se = draws.std(axis=2) / np.sqrt(3000)
+    assert np.all(np.abs(draws.mean(axis=2) - gp.predict(new)) < 4.5 * se + 1e-12)
+    np.testing.assert_array_equal(draws, gp.sample_y(new, n_samples=3000, random_state=1))
+    counts = gp.sample_y(new, n_samples=5, total_count=[10, 20])
+    assert counts.dtype.kind == "i"
+    np.testing.assert_array_equal(counts.sum(axis=1), [[10] * 5, [20] * 5])
+
+
+def test_verbose_and_no_nan(data, capsys):
+    u, y = data
+    y = y.copy()
+    y[3] = 0  # an input without observations
+    gp = MultinomialGaussianProcess(max_iter=10, burn_in=5, verbose=1, random_state=0).fit(u, y)
+    out = capsys.readouterr().out
+    assert "iteration 10/10" in out and "done in" in out
+    assert np.all(np.isfinite(gp.predict(u)))
+
+
+def test_one_category_and_rows_without_counts():
+    u = np.arange(5.0)[:, None]
+    gp = MultinomialGaussianProcess(max_iter=3, burn_in=1, random_state=0).fit(u, np.ones((5, 1)))
+    np.testing.assert_array_equal(gp.predict(u), np.ones((5, 1)))
+    assert gp.predict_latent(u).shape == (5, 0)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_column_kernel_products():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 3))
+    year, place = ColumnKernel(Matern(2.0, nu=2.5), [0]), ColumnKernel(RBF(1.5), [1, 2])
+    kernel = year * place
+    ref = Matern(2.0, nu=2.5)(X[:, [0]]) * RBF(1.5)(X[:, [1, 2]])
+    np.testing.assert_allclose(kernel(X), ref)
+    np.testing.assert_allclose(kernel.diag(X), np.diag(ref))
+    np.testing.assert_allclose(kernel(X[:2], X), ref[:2])
+    # Gradient with respect to the log-hyperparameters, by finite differences.
+    _, grad = kernel(X, eval_gradient=True)
+    eps = 1e-6
+    for j in range(kernel.n_dims):
+        step = np.zeros(kernel.n_dims)
+        step[j] = eps
+        numeric = (kernel.clone_with_theta(kernel.theta + step)(X)
+                   - kernel.clone_with_theta(kernel.theta - step)(X)) / (2 * eps)
+        np.testing.assert_allclose(grad[:, :, j], numeric, atol=1e-7)
+    assert [h.name for h in kernel.hyperparameters] == [
+        "k1__kernel__length_scale", "k2__kernel__length_scale"]
+    assert clone(kernel) == kernel and clone(kernel) is not kernel
+    kernel.set_params(k1__kernel__length_scale=3.0)
+    assert kernel.k1.kernel.length_scale == 3.0
+    # scikit-learn's own GP regression accepts it (fits its hyperparameters).
+    y = np.sin(X[:, 0])
+    GaussianProcessRegressor(kernel + WhiteKernel(), random_state=0).fit(X, y)
+
+
+def test_product_kernel_over_columns_in_the_model():
+    # Two groups (column 1) sharing a smooth trend in column 0.
+    rng = np.random.default_rng(2)
+    t = np.tile(np.linspace(0, 10, 15), 2)
+    group = np.repeat([0.0, 1.0], 15)
+    X = np.c_[t, group]
+    psi = np.c_[np.sin(t / 2) + 0.5 * group, -0.3 + 0 * t]
+    y = _draw_counts(rng, np.full(30, 80), psi)
+    kernel = (ConstantKernel(1.0) * ColumnKernel(Matern(3.0, nu=2.5), [0])
+              * ColumnKernel(RBF(1.0, (0.1, 10.0)), [1]))
+    gp = MultinomialGaussianProcess(kernel, max_iter=60, burn_in=20, random_state=0).fit(X, y)
+    assert isinstance(gp.kernel_.k2, ColumnKernel)
+    truth = np.empty((30, 3))
+    stick_breaking(np.ascontiguousarray(psi), truth)
+    assert np.mean(np.abs(gp.predict(X) - truth)) < 0.05
+
+
+@pytest.mark.parametrize(
+    "params, y, match",
+    [
+        ({}, np.arange(6.0), "2-D array of counts"),
+        ({}, -np.ones((6, 3)), "Negative values"),
+        ({}, np.zeros((6, 3)), "no positive count"),
+        ({"max_iter": 5, "burn_in": 5}, np.ones((6, 3)), "burn_in=5 must be smaller"),
+        ({"n_jobs": 0}, np.ones((6, 3)), "n_jobs == 0"),
+    ],
+)
+def test_bad_input_raises_clear_errors(params, y, match):
+    X = np.arange(6.0)[:, None]
+    with pytest.raises(ValueError, match=match):
+        MultinomialGaussianProcess(**params).fit(X, y)
+
+
+def test_wrong_shapes_at_prediction(data):
+    u, y = data
+    gp = MultinomialGaussianProcess(max_iter=3, burn_in=1, random_state=0).fit(u, y)
+    with pytest.raises(ValueError, match="features"):
+        gp.predict(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="categories"):
+        gp.score(u, y[:, :2])
