@@ -1,12 +1,24 @@
-"""Sphinx configuration of the sklearn-pgtm documentation (``make docs``)."""
+"""Sphinx configuration of the sklearn-pgtm documentation (``make docs``).
 
-import ast
+The site looks like scikit-learn's: pydata-sphinx-theme, equations rendered by
+MathJax, the API reference generated from the numpydoc docstrings (validated
+at build time), and a sphinx-gallery of ``examples/plot_*.py`` executed with
+their figures. ``make docs`` builds it with warnings as errors; ``make
+docs-noplot`` skips running the examples (``-D plot_gallery=0``).
+"""
+
+import importlib
+import pkgutil
 import re
 import sys
 from pathlib import Path
 
+from sphinx import addnodes
+from sphinx.util import logging
+
 DOC = Path(__file__).resolve().parent
 ROOT = DOC.parent
+# Document (and run the examples against) the package of this source tree.
 sys.path.insert(0, str(ROOT))
 
 import sklearn_pgtm  # noqa: E402
@@ -23,14 +35,27 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
+    "sphinx_gallery.gen_gallery",
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "generated/*.inc"]
+exclude_patterns = ["_build"]
 root_doc = "index"
-html_theme = "alabaster"
+
+# -- HTML: the theme of scikit-learn, NumPy, SciPy, pandas -------------------
+html_theme = "pydata_sphinx_theme"
 html_title = f"sklearn-pgtm {release}"
 html_static_path = []
+html_theme_options = {
+    "logo": {"text": "sklearn-pgtm"},
+    "navbar_align": "left",
+    "header_links_before_dropdown": 6,
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "secondary_sidebar_items": ["page-toc", "sourcelink"],
+}
+# No left sidebar on the landing page (as on scikit-learn's).
+html_sidebars = {"index": []}
 
 # -- autodoc / autosummary ---------------------------------------------------
 autosummary_generate = True
@@ -63,42 +88,93 @@ numpydoc_validation_exclude = {
     r"\.__sklearn_tags__$",
 }
 
-
-# -- examples page -------------------------------------------------------------
-def _example_entries():
-    """Title and description of each ``examples/*.py`` from its docstring."""
-    entries = []
-    for path in sorted((ROOT / "examples").glob("*.py")):
-        docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-        lines = [line.rstrip() for line in docstring.strip().splitlines()]
-        # Drop sphinx-gallery style over/underlines around the title.
-        lines = [line for line in lines if not (line and set(line) <= set("=-~#*"))]
-        title = lines[0].strip() if lines else path.stem
-        body = "\n".join(lines[1:]).strip()
-        entries.append((path, title, body))
-    return entries
-
-
-def write_examples_include(app=None):
-    """Write ``generated/examples.inc`` (included by ``examples.rst``)."""
-    out = DOC / "generated"
-    out.mkdir(exist_ok=True)
-    parts = []
-    for path, title, body in _example_entries():
-        heading = f"{title} (``{path.name}``)"
-        parts += [heading, "-" * len(heading), "", body, "",
-                  f"Run: ``.venv/bin/python examples/{path.name}``", "",
-                  ".. container:: toggle", "",
-                  f"   .. literalinclude:: /../examples/{path.name}",
-                  "      :language: python", ""]
-    if not parts:
-        parts = ["(No examples yet.)", ""]
-    text = "\n".join(parts) + "\n"
-    target = out / "examples.inc"
-    if not target.exists() or target.read_text(encoding="utf-8") != text:
-        target.write_text(text, encoding="utf-8")
+# -- sphinx-gallery: examples/plot_*.py, run, with their figures --------------
+sphinx_gallery_conf = {
+    "examples_dirs": str(ROOT / "examples"),
+    "gallery_dirs": "auto_examples",
+    # Every examples/plot_*.py is executed and its figures kept; any other
+    # example file is rendered without running it.
+    "filename_pattern": r"[\\/]plot_",
+    "ignore_pattern": r"__init__\.py|[\\/]_",
+    "within_subsection_order": "FileNameSortKey",
+    # "Examples using X" under each entry of the API reference.
+    "doc_module": ("sklearn_pgtm",),
+    "backreferences_dir": "generated/backreferences",
+    "image_scrapers": ("matplotlib",),
+    "remove_config_comments": True,
+    "min_reported_time": 1,
+    "show_memory": False,
+    # Examples run in this process: a failing example fails the build.
+    "only_warn_on_example_error": False,
+}
 
 
+# -- every public object is linked from the user guide -----------------------
+_logger = logging.getLogger(__name__)
+_USER_GUIDE_ROOT = "user_guide"
+
+
+def _user_guide_docs(env):
+    """The user guide page and every page below it in the toctree."""
+    found, pending = set(), [_USER_GUIDE_ROOT]
+    while pending:
+        docname = pending.pop()
+        if docname not in found:
+            found.add(docname)
+            pending.extend(env.toctree_includes.get(docname, ()))
+    return found
+
+
+def _public_names():
+    """``module.name`` for every name in ``__all__`` of the package and its public modules."""
+    modules = [sklearn_pgtm] + [
+        importlib.import_module(f"sklearn_pgtm.{info.name}")
+        for info in pkgutil.iter_modules(sklearn_pgtm.__path__)
+        if not info.name.startswith("_")
+    ]
+    return {f"{module.__name__}.{name}"
+            for module in modules for name in getattr(module, "__all__", ())}
+
+
+def check_user_guide_links(app, env):
+    """Warn about public objects missing from the API reference or the user guide.
+
+    Public objects are the names in ``__all__`` of ``sklearn_pgtm`` and of its
+    public modules; each must have an autosummary page in ``generated/`` (an
+    entry of ``api.rst``) and be linked by a ``:class:`` / ``:func:`` role
+    from a user guide page. With ``-W`` (``make docs``) either omission fails
+    the build, so a new public object needs both.
+    """
+    python = env.get_domain("py")
+    public = {
+        name for name, entry in python.objects.items()
+        if entry.objtype in {"class", "function"} and not entry.aliased
+        and entry.docname.startswith("generated/")
+    }
+    for name in sorted(_public_names() - public):
+        _logger.warning(
+            "%s is public (in __all__) but not in the API reference (add it to doc/api.rst)",
+            name, type="sklearn_pgtm", subtype="api_reference",
+        )
+    linked = set()
+    for docname in _user_guide_docs(env):
+        if docname not in env.found_docs:
+            continue
+        for node in env.get_doctree(docname).findall(addnodes.pending_xref):
+            if node.get("refdomain") != "py":
+                continue
+            target = node["reftarget"].lstrip(".~")
+            module = node.get("py:module") or ""
+            linked.update({target, f"{module}.{target}"})
+    for name in sorted(public - linked):
+        _logger.warning(
+            "%s is in the API reference but no user guide page links it "
+            "(add a :class:/:func: reference to the page describing it)",
+            name, type="sklearn_pgtm", subtype="user_guide_link",
+        )
+
+
+# -- docstrings inherited from scikit-learn ----------------------------------
 _FOREIGN_REF = re.compile(r":ref:`([^`<]*?)\s*<[^`>]+>`")
 
 
@@ -132,7 +208,7 @@ def quote_attribute_names_in_types(app, what, name, obj, options, lines):
 
 
 def setup(app):
-    app.connect("builder-inited", write_examples_include)
     app.connect("autodoc-process-docstring", strip_foreign_refs)
     # Before numpydoc (default priority 500) turns the sections into RST.
     app.connect("autodoc-process-docstring", quote_attribute_names_in_types, priority=100)
+    app.connect("env-check-consistency", check_user_guide_links)

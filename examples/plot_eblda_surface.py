@@ -1,88 +1,107 @@
 """
-=====================================================================
-Empirical Bayes LDA: the estimated marginal likelihood surface
-=====================================================================
+Empirical Bayes LDA: the marginal likelihood surface and its 95% ellipse
+=========================================================================
 
-:class:`~sklearn_pgtm.EmpiricalBayesLDA` runs a Markov chain on the topics and
-the Dirichlet hyperparameters ``h = (alpha, eta)`` and estimates the marginal
-likelihood ``m(h)`` of the corpus up to a constant. Its maximizer is the
-empirical Bayes choice of ``h``; batch means give a 95% confidence ellipse
-for that maximizer (its Monte Carlo error).
+:class:`~sklearn_pgtm.EmpiricalBayesLDA` runs a Markov chain on the topics
+and the Dirichlet hyperparameters :math:`h = (\\alpha, \\eta)` and estimates
+the marginal likelihood :math:`m(h)` of the corpus up to a constant (see
+:ref:`eblda`). Its maximizer :math:`\\hat h` is the empirical Bayes choice of
+the hyperparameters; batch means give a 95% confidence ellipse for
+:math:`\\hat h`, which measures the Monte Carlo error of the chain.
 
-The corpus is drawn from LDA itself (``alpha = 0.3``, ``eta = 0.1``), so the
-true hyperparameters are known. The left panel shows the surface where the
-chain went (like Figures 1 and 5 of Xia & Doss, 2020); the right panel zooms
-on the estimate and its 95% ellipse.
+The corpus is drawn from LDA itself (:math:`\\alpha = 0.3`,
+:math:`\\eta = 0.1`), so the hyperparameters that generated it are known. The
+left panel shows the estimated surface where the chain went (as Figures 1
+and 5 of Xia & Doss, 2020); the right panel zooms in on the estimate and its
+ellipse.
 """
 
-import matplotlib
-
-matplotlib.use("Agg")
+# %%
+# A corpus drawn from LDA
+# -----------------------
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy.stats import chi2
 
 from sklearn_pgtm import EmpiricalBayesLDA
 
-# %%
-# A corpus drawn from LDA
 rng = np.random.RandomState(0)
-n_docs, n_words, n_topics, doc_length = 1000, 500, 5, 80
+n_docs, n_words, n_topics, doc_length = 600, 500, 5, 80
 alpha_true, eta_true = 0.3, 0.1
 phi = rng.dirichlet(np.full(n_words, eta_true), size=n_topics)
 theta = rng.dirichlet(np.full(n_topics, alpha_true), size=n_docs)
 X = np.zeros((n_docs, n_words), dtype=np.int64)
 for d in range(n_docs):
-    z = rng.multinomial(doc_length, theta[d])
-    for t in np.flatnonzero(z):
-        X[d] += rng.multinomial(z[t], phi[t])
+    topic_counts = rng.multinomial(doc_length, theta[d])
+    for t in np.flatnonzero(topic_counts):
+        X[d] += rng.multinomial(topic_counts[t], phi[t])
 
 # %%
-# Fit: the chain, the estimate and its covariance
-model = EmpiricalBayesLDA(n_components=n_topics, n_samples=1000, burn_in=300, random_state=0)
+# The chain, the estimate and its covariance
+# ------------------------------------------
+# 200 burn-in and 600 kept iterations (the defaults are 200 and 500).
+model = EmpiricalBayesLDA(n_components=n_topics, n_samples=600, burn_in=200, random_state=0)
 model.fit(X)
-a_hat, e_hat = model.doc_topic_prior_, model.topic_word_prior_
-cov = model.hyperparameter_covariance_
-print(f"alpha_hat = {a_hat:.4f} (true {alpha_true}), eta_hat = {e_hat:.4f} (true {eta_true})")
-print("Monte Carlo standard errors:", np.sqrt(np.diag(cov)))
+alpha_hat, eta_hat = model.doc_topic_prior_, model.topic_word_prior_
+covariance = model.hyperparameter_covariance_
+standard_error = np.sqrt(np.diag(covariance))
+print(f"alpha_hat = {alpha_hat:.4f} (generating value {alpha_true}), "
+      f"Monte Carlo s.e. {standard_error[0]:.4f}")
+print(f"eta_hat   = {eta_hat:.4f} (generating value {eta_true}), "
+      f"Monte Carlo s.e. {standard_error[1]:.4f}")
+print("generating values in the 95% region:",
+      model.in_confidence_region(alpha_true, eta_true))
+
+# %%
+# The ellipse bounds the Monte Carlo error of :math:`\hat h` (how far another
+# chain on the same corpus would put it), not the sampling error of the
+# corpus: the generating values need not lie inside it. A longer chain
+# shrinks the ellipse; more documents move the estimate towards them.
 
 
-def ellipse(center, cov, level=0.95, n=200):
-    """Points of {h : (h - c)^T cov^-1 (h - c) = chi2_2(level)}."""
-    angles = np.linspace(0, 2 * np.pi, n)
+def ellipse(center, cov, level=0.95, n_points=200):
+    """Boundary of {h : (h - center)^T cov^-1 (h - center) <= chi2_2(level)}."""
+    angles = np.linspace(0, 2 * np.pi, n_points)
     circle = np.stack([np.cos(angles), np.sin(angles)])
-    vals, vecs = np.linalg.eigh(cov)
+    values, vectors = np.linalg.eigh(cov)
     radius = np.sqrt(chi2.ppf(level, 2))
-    return center[:, None] + vecs @ (radius * np.sqrt(np.maximum(vals, 0))[:, None] * circle)
+    scale = radius * np.sqrt(np.maximum(values, 0))[:, None]
+    return center[:, None] + vectors @ (scale * circle)
 
 
-def surface(ax, a_range, e_range, title):
-    A, E = np.meshgrid(np.linspace(*a_range, 120), np.linspace(*e_range, 120))
-    log_m = model.log_marginal_likelihood(A, E)
+def draw_surface(ax, alpha_range, eta_range, title):
+    """Filled contours of log m(h) - max over a grid, with the estimate and ellipse."""
+    alpha, eta = np.meshgrid(np.linspace(*alpha_range, 100), np.linspace(*eta_range, 100))
+    log_m = model.log_marginal_likelihood(alpha, eta)
     log_m -= log_m.max()
     levels = np.linspace(max(log_m.min(), -60), 0, 25)
-    cs = ax.contourf(A, E, np.maximum(log_m, levels[0]), levels=levels, cmap="viridis")
-    ax.plot(a_hat, e_hat, "r+", ms=14, mew=2, label="estimate")
-    ax.plot(*ellipse(np.array([a_hat, e_hat]), cov), "r-", lw=1.5, label="95% region")
+    contours = ax.contourf(alpha, eta, np.maximum(log_m, levels[0]), levels=levels,
+                           cmap="viridis")
+    ax.plot(alpha_hat, eta_hat, "r+", ms=14, mew=2, label="estimate")
+    ax.plot(*ellipse(np.array([alpha_hat, eta_hat]), covariance), "r-", lw=1.5,
+            label="95% region")
     ax.set_xlabel("alpha (doc_topic_prior)")
     ax.set_ylabel("eta (topic_word_prior)")
-    ax.set_title(title)
-    return cs
+    ax.set_title(title, fontsize=10)
+    return contours
 
 
+# %%
+# The surface
+# -----------
 samples = model.hyperparameter_samples_
-lo, hi = samples.min(axis=0), samples.max(axis=0)
-pad = 0.3 * (hi - lo)
+low, high = samples.min(axis=0), samples.max(axis=0)
+pad = 0.3 * (high - low)
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
-cs = surface(axes[0], (lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]),
-             "log m(h) - max, where the chain went")
-axes[0].plot(alpha_true, eta_true, "wx", ms=10, mew=2, label="truth")
+contours = draw_surface(axes[0], (low[0] - pad[0], high[0] + pad[0]),
+                        (low[1] - pad[1], high[1] + pad[1]),
+                        "log m(h) - max, where the chain went")
+axes[0].plot(alpha_true, eta_true, "wx", ms=10, mew=2, label="generating values")
 axes[0].legend(loc="upper right", fontsize=8)
-fig.colorbar(cs, ax=axes[0])
-sd = np.sqrt(np.diag(cov))
-cs = surface(axes[1], (a_hat - 5 * sd[0], a_hat + 5 * sd[0]), (e_hat - 5 * sd[1], e_hat + 5 * sd[1]),
-             "zoom: estimate and 95% confidence ellipse")
-fig.colorbar(cs, ax=axes[1])
+fig.colorbar(contours, ax=axes[0])
+contours = draw_surface(axes[1], (alpha_hat - 5 * standard_error[0], alpha_hat + 5 * standard_error[0]),
+                        (eta_hat - 5 * standard_error[1], eta_hat + 5 * standard_error[1]),
+                        "zoom: the estimate and its 95% confidence ellipse")
+fig.colorbar(contours, ax=axes[1])
 fig.tight_layout()
-fig.savefig("plot_eblda_surface.png", dpi=100)
-print("saved plot_eblda_surface.png")
+plt.show()
