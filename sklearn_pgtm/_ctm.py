@@ -157,7 +157,7 @@ class CorrelatedTopicModel(GibbsTopicModel):
         Seed of every random draw.
 
     n_jobs : int, default=None
-        Threads of the topic sweep (partitioned, user guide :ref:`n_jobs`) and
+        Threads of the topic sweep (partitioned, user guide :ref:`threads`) and
         of the per-document Gaussian updates. Results depend only on
         ``random_state`` and ``n_jobs``.
 

@@ -162,7 +162,7 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     n_jobs : int, default=None
         Threads of the topic sweep and of inference (user guide,
-        :ref:`n_jobs`). Results depend only on ``random_state`` and
+        :ref:`threads`). Results depend only on ``random_state`` and
         ``n_jobs``.
 
     random_state : int, RandomState instance or None, default=None

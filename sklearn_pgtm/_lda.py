@@ -98,7 +98,7 @@ class GibbsLDA(DirichletTopicModel):
     n_jobs : int, default=None
         Threads of the topic sweep and of inference. ``None`` or 1 runs the
         exact serial sweep; more threads run the document x vocabulary
-        partitioned sweep (user guide, :ref:`n_jobs`). ``-1`` uses all cores.
+        partitioned sweep (user guide, :ref:`threads`). ``-1`` uses all cores.
         Results depend only on ``random_state`` and ``n_jobs``.
 
     random_state : int, RandomState instance or None, default=None

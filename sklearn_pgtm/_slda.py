@@ -142,7 +142,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
 
     n_jobs : int, default=None
         Threads: of the topic sweep of a binary model (the partitioned sweep,
-        user guide :ref:`n_jobs`), or of the side-by-side one-vs-rest chains.
+        user guide :ref:`threads`), or of the side-by-side one-vs-rest chains.
         Results depend only on ``random_state`` and ``n_jobs``.
 
     verbose : int, default=0

@@ -8,7 +8,7 @@ topic-word counts ``word_topic`` (V, K, word-major so that a token reads one
 contiguous row) and the topic totals ``topic_total`` (K).
 
 Every model resamples a token's topic from a product of three factors
-(user guide, :ref:`topic_sweep`):
+(user guide, :ref:`collapsed_sweep`):
 
     p(z_dn = k | rest) ∝ doc(d, k) · word(w_dn, k) · response(d, k)
 
