@@ -409,6 +409,20 @@ class Chains:
     def __len__(self):
         return len(self.estimators_)
 
+    def traces(self):
+        """Every traced scalar of every chain, topics matched to the first chain's.
+
+        Returns
+        -------
+        traces : dict of str to ndarray of shape (n_chains, n_iter)
+            ``"log_likelihood"``, ``"topic_share[k]"``, ``"coef[k]"``, ... (the
+            names of :func:`summary`), over all sweeps (warm-up included),
+            truncated to the shortest chain. Per-topic traces are in the first
+            chain's topic order.
+        """
+        models = _models_of(self)
+        return _aligned_traces(models, _common_length(models))[0]
+
     def summary(self, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshold=None):
         """Whether the chains agree: :func:`summary` of these chains.
 
@@ -649,6 +663,34 @@ def _collect_quantities(models, n_iter, orders, n_blocks):
     return quantities, notes
 
 
+def _common_length(models):
+    """Number of sweeps traced by every chain (they must trace the log-likelihood)."""
+    lengths = []
+    for model in models:
+        trace = _trace_part(model, "log_likelihood")
+        if trace is None:
+            raise ValueError(
+                f"{type(model).__name__} has no log_likelihood_trace_ (nor "
+                "trace_.log_likelihood): it does not record its chain, so the chains cannot "
+                "be compared."
+            )
+        lengths.append(trace.shape[0])
+    return min(lengths)
+
+
+def _aligned_traces(models, n_iter):
+    """(name -> draws (n_chains, n_iter), alignment distances or None, notes)."""
+    coef = _trace_part(models[0], "coef")
+    n_blocks = coef.shape[1] if coef is not None and coef.ndim == 3 else 1
+    alignment_distance = None
+    if all(hasattr(m, "components_") for m in models):
+        orders, alignment_distance = _topic_alignment(models, n_blocks)
+    else:
+        orders = np.zeros((len(models), 0), dtype=int)
+    quantities, notes = _collect_quantities(models, n_iter, orders, n_blocks)
+    return quantities, alignment_distance, notes
+
+
 def _models_of(chains):
     estimators = chains.estimators_ if isinstance(chains, Chains) else list(chains)
     if not estimators:
@@ -741,17 +783,7 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
     """
     models = _models_of(chains)
     n_chains = len(models)
-    lengths = []
-    for model in models:
-        trace = _trace_part(model, "log_likelihood")
-        if trace is None:
-            raise ValueError(
-                f"{type(model).__name__} has no log_likelihood_trace_ (nor "
-                "trace_.log_likelihood): it does not record its chain, so the chains cannot "
-                "be compared."
-            )
-        lengths.append(trace.shape[0])
-    n_iter = min(lengths)
+    n_iter = _common_length(models)
     discarded = _burn_in_count(burn_in, n_iter)
     if n_iter - discarded < 4:
         raise ValueError(
@@ -760,15 +792,7 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
         )
     if ess_threshold is None:
         ess_threshold = ESS_PER_CHAIN * n_chains
-
-    coef = _trace_part(models[0], "coef")
-    n_blocks = coef.shape[1] if coef is not None and coef.ndim == 3 else 1
-    alignment_distance = None
-    if all(hasattr(m, "components_") for m in models):
-        orders, alignment_distance = _topic_alignment(models, n_blocks)
-    else:
-        orders = np.zeros((n_chains, 0), dtype=int)
-    quantities, notes = _collect_quantities(models, n_iter, orders, n_blocks)
+    quantities, alignment_distance, notes = _aligned_traces(models, n_iter)
 
     names, rows = [], []
     for name, draws in quantities.items():
@@ -780,7 +804,8 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
             raise ValueError(f"The trace of {name} contains NaN or infinity.")
         names.append(name)
         rows.append((rhat(kept), ess_bulk(kept), ess_tail(kept), kept.mean(), kept.std()))
-    values = tuple(np.array(column, dtype=np.float64) for column in zip(*rows))
+    values = tuple(np.array(column, dtype=np.float64) for column in zip(*rows)) if rows else (
+        tuple(np.zeros(0) for _ in range(5)))
     agree, message = _verdict(names, values, n_chains, n_iter, discarded, rhat_threshold,
                               ess_threshold, alignment_distance, notes)
     return ChainSummary(names, values, agree, message, n_chains, n_iter - discarded,

@@ -202,6 +202,20 @@ def test_long_chains_agree_after_topic_alignment():
     assert np.all(result.rhat < 1.01) and np.all(result.ess_bulk > 400)
 
 
+def test_traces_are_aligned_to_the_first_chain():
+    chains = run_chains(FakeTopicChain(max_iter=300, supervised=True), X_FAKE,
+                        random_state=0)
+    traces = chains.traces()
+    assert traces["log_likelihood"].shape == (4, 300)
+    reference = chains.estimators_[0].order_
+    for k in range(3):
+        late = traces[f"topic_share[{k}]"][:, 150:].mean(axis=1)
+        np.testing.assert_allclose(late, TRUE_SHARE[reference[k]], atol=0.01)
+        late_coef = traces[f"coef[{k}]"][:, 150:].mean(axis=1)
+        np.testing.assert_allclose(late_coef, np.array([2.0, -1.0, 0.5])[reference[k]],
+                                   atol=0.05)
+
+
 def test_without_alignment_the_shares_disagree():
     # The same chains compared label by label, without matching: per-topic
     # R-hat is large whenever the labels differ, which is what the alignment fixes.
