@@ -451,9 +451,9 @@ class ChainSummary:
 
     ``print(summary)`` shows the verdict and the main rows of the table;
     :meth:`to_frame` gives every row as a pandas DataFrame (pandas must be
-    installed).
+    installed). The parameters are kept as attributes of the same names.
 
-    Attributes
+    Parameters
     ----------
     names : list of str
         The quantities, e.g. ``"log_likelihood"``, ``"topic_share[3]"``.
@@ -469,13 +469,20 @@ class ChainSummary:
         Chains, kept draws per chain, and discarded warm-up sweeps.
     alignment_distance : ndarray of shape (n_chains, n_topics) or None
         Hellinger distance between each chain's topic and the first chain's
-        topic it was matched to.
+        topic it was matched to (None without ``components_``).
+    rhat_threshold, ess_threshold : float
+        The thresholds of the verdict.
     """
 
-    def __init__(self, names, values, agree, message, n_chains, n_draws, burn_in,
-                 alignment_distance, rhat_threshold, ess_threshold):
+    def __init__(self, names, rhat, ess_bulk, ess_tail, mean, sd, *, agree, message,
+                 n_chains, n_draws, burn_in, alignment_distance, rhat_threshold,
+                 ess_threshold):
         self.names = names
-        self.rhat, self.ess_bulk, self.ess_tail, self.mean, self.sd = values
+        self.rhat = rhat
+        self.ess_bulk = ess_bulk
+        self.ess_tail = ess_tail
+        self.mean = mean
+        self.sd = sd
         self.agree = agree
         self.message = message
         self.n_chains = n_chains
@@ -808,8 +815,10 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
         tuple(np.zeros(0) for _ in range(5)))
     agree, message = _verdict(names, values, n_chains, n_iter, discarded, rhat_threshold,
                               ess_threshold, alignment_distance, notes)
-    return ChainSummary(names, values, agree, message, n_chains, n_iter - discarded,
-                        discarded, alignment_distance, rhat_threshold, ess_threshold)
+    return ChainSummary(names, *values, agree=agree, message=message, n_chains=n_chains,
+                        n_draws=n_iter - discarded, burn_in=discarded,
+                        alignment_distance=alignment_distance, rhat_threshold=rhat_threshold,
+                        ess_threshold=ess_threshold)
 
 
 def _count(n, noun):

@@ -116,9 +116,10 @@ class TopicSummary:
 
     ``str(summary)`` (or ``print(summary)``) is the table as plain text;
     :meth:`to_frame` is a pandas DataFrame (pandas is not a dependency of
-    the package: it must be installed to call it).
+    the package: it must be installed to call it). The parameters are kept
+    as attributes of the same names.
 
-    Attributes
+    Parameters
     ----------
     topics : ndarray of shape (n_topics,)
         Topic indices (rows of ``components_``), in the table's order.
@@ -127,13 +128,13 @@ class TopicSummary:
     weights : ndarray of shape (n_topics, n_words)
         Probability of each top word under its topic (the row-normalized
         ``components_``).
-    prevalence : ndarray of shape (n_topics,) or None
+    prevalence : ndarray of shape (n_topics,) or None, default=None
         Fraction of the tokens in the topic (see :func:`topic_summary`).
-    coherence : ndarray of shape (n_topics,) or None
+    coherence : ndarray of shape (n_topics,) or None, default=None
         Coherence of each topic under ``measure``.
-    measure : str or None
+    measure : str or None, default=None
         Name of the coherence measure.
-    coef : ndarray of shape (n_topics,) or None
+    coef : ndarray of shape (n_topics,) or None, default=None
         The topic's weight in the classifier (supervised models: ``coef_``).
     """
 
