@@ -23,12 +23,15 @@ BAR_WIDTH = 20
 
 
 def _format_value(value):
-    if isinstance(value, (float, int)) and not isinstance(value, bool):
-        return f"{value:.4f}" if isinstance(value, float) else str(value)
+    """Four decimals for small values (accuracies, rates), one for large ones
+    (log-likelihoods of a corpus), so that the line stays short."""
+    if isinstance(value, bool) or isinstance(value, (int, str)):
+        return str(value)
     try:
-        return f"{float(value):.4f}"  # numpy scalars
+        number = float(value)
     except (TypeError, ValueError):
         return str(value)
+    return f"{number:.1f}" if abs(number) >= 1000 else f"{number:.4f}"
 
 
 def _format_duration(seconds):
@@ -107,13 +110,7 @@ class ProgressReporter:
         parts = " ".join(f"{key}={_format_value(value)}" for key, value in values.items())
         speed = f"{rate:.1f} sweeps/s" if rate != float("inf") else "- sweeps/s"
         if self._on_terminal():
-            filled = int(BAR_WIDTH * min(done / max(n_iter, 1), 1.0))
-            bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-            line = (f"[{self.name}] |{bar}| {done}/{n_iter} sweeps  {speed}  {parts}  "
-                    f"ETA {_format_duration(eta)}")
-            # Never wider than the terminal: a wrapped line cannot be redrawn.
-            columns = shutil.get_terminal_size(fallback=(80, 24)).columns
-            line = line[:max(columns - 1, 20)]
+            line = self._bar_line(done, n_iter, speed, parts, eta)
             # Pad with spaces to erase what a longer previous line left behind.
             self.stream.write("\r" + line.ljust(self._drawn_width))
             self.stream.flush()
@@ -124,6 +121,20 @@ class ProgressReporter:
             print(f"[{self.name}] sweep {done}/{n_iter} {parts} {speed} "
                   f"elapsed={elapsed:.2f}s eta={_format_duration(eta)}",
                   file=self.stream, flush=True)
+
+    def _bar_line(self, done, n_iter, speed, parts, eta):
+        """The terminal line, never wider than the terminal (a wrapped line
+        cannot be redrawn): the bar narrows first, then the values are cut."""
+        columns = shutil.get_terminal_size(fallback=(80, 24)).columns - 1
+        text = f"{done}/{n_iter} sweeps  {speed}  ETA {_format_duration(eta)}"
+        if parts:
+            text += f"  {parts}"
+        prefix = f"[{self.name}] "
+        width = min(BAR_WIDTH, columns - len(prefix) - len(text) - 3)
+        if width >= 5:
+            filled = int(width * min(done / max(n_iter, 1), 1.0))
+            prefix += "|" + "#" * filled + "-" * (width - filled) + "| "
+        return (prefix + text)[:max(columns, 20)]
 
     def summary(self, message):
         """End the report with one line: the total time and ``message``."""

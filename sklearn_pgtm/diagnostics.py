@@ -699,6 +699,12 @@ def _aligned_traces(models, n_iter):
 
 
 def _models_of(chains):
+    if hasattr(chains, "fit"):
+        raise ValueError(
+            "Pass several fitted chains (the result of run_chains, or a list of fitted "
+            f"estimators), not one {type(chains).__name__}: one chain cannot be compared "
+            "with others."
+        )
     estimators = chains.estimators_ if isinstance(chains, Chains) else list(chains)
     if not estimators:
         raise ValueError("No chains to compare.")

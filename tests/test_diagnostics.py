@@ -276,6 +276,8 @@ def test_summary_errors():
         summary([lda, lda])
     with pytest.raises(ValueError, match="No chains"):
         summary([])
+    with pytest.raises(ValueError, match="several fitted chains"):
+        summary(fitted[0])
 
 
 def test_traces_of_different_lengths_use_the_common_part():

@@ -47,7 +47,7 @@ def test_plain_lines_every_tenth_without_terminal(clock):
     assert reported == list(range(10, 101, 10))
     lines = stream.getvalue().splitlines()
     assert len(lines) == 11 and "\r" not in stream.getvalue()
-    assert lines[4].startswith("[Model] sweep 50/100 log_likelihood=-1185.5000")
+    assert lines[4].startswith("[Model] sweep 50/100 log_likelihood=-1185.5")
     # 50 sweeps in 5 s: 10 sweeps/s, 50 left -> 5 s.
     assert "10.0 sweeps/s" in lines[4] and "eta=5s" in lines[4]
     assert lines[-1] == "[Model] done in 10.00s: 100 sweeps"
@@ -87,8 +87,8 @@ def test_bar_redrawn_in_place_on_terminal(clock, monkeypatch):
     assert text.count("\n") == 2 and bar.count("\r") == len(reported)
     frames = bar.split("\r")[1:]
     last = frames[-1].rstrip()
-    assert last.startswith("[Model] |" + "#" * 20 + "| 100/100 sweeps  20.0 sweeps/s")
-    assert "log_likelihood=-1135.5000" in last and last.endswith("ETA 0s")
+    assert last == ("[Model] |" + "#" * 20 + "| 100/100 sweeps  20.0 sweeps/s  ETA 0s  "
+                    "log_likelihood=-1135.5")
     # Every frame covers the previous one (padding erases leftovers).
     assert all(len(b) >= len(a.rstrip()) for a, b in zip(frames, frames[1:]))
     half = next(f for f, n in zip(frames, reported) if n >= 50)
@@ -97,11 +97,27 @@ def test_bar_redrawn_in_place_on_terminal(clock, monkeypatch):
 
 
 def test_bar_fits_the_terminal_width(clock, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "50")
-    terminal = FakeTerminal()
-    run(ProgressReporter("AVeryLongEstimatorName", 1, stream=terminal), clock, 10, 1.0)
-    frames = terminal.getvalue().split("\n")[0].split("\r")[1:]
-    assert all(len(f.rstrip()) <= 49 for f in frames)
+    def last_frames(columns):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        terminal = FakeTerminal()
+        run(ProgressReporter("EmpiricalBayesLDA", 1, stream=terminal), clock, 10, 1.0)
+        frames = terminal.getvalue().split("\n")[0].split("\r")[1:]
+        assert all(len(f.rstrip()) <= columns - 1 for f in frames)
+        return frames[-1].rstrip()
+
+    numbers = "10/10 sweeps  1.0 sweeps/s  ETA 0s  log_likelihood=-1225.5"
+    # Narrower terminals narrow the bar first, then drop it, then cut the values.
+    assert last_frames(100) == "[EmpiricalBayesLDA] |" + "#" * 18 + "| " + numbers
+    assert last_frames(87) == "[EmpiricalBayesLDA] |#####| " + numbers
+    assert last_frames(80) == "[EmpiricalBayesLDA] " + numbers
+    assert last_frames(50) == ("[EmpiricalBayesLDA] " + numbers)[:49]
+
+
+def test_value_format():
+    assert _progress._format_value(-1160831.73421) == "-1160831.7"
+    assert _progress._format_value(0.81234) == "0.8123"
+    assert _progress._format_value(3) == "3"
+    assert _progress._format_value("exact") == "exact"
 
 
 def test_eta_format():
