@@ -85,7 +85,7 @@ def _autocovariance(x):
 
 
 def _effective_sample_size(x):
-    """Multi-chain ESS of chains ``x`` (Vehtari et al. 2021, eqs. 10-11).
+    """Multi-chain ESS of chains ``x`` (Vehtari et al. 2021).
 
     The combined autocorrelation rho_t = 1 - (W - mean_m acov_m(t)) / var+
     is summed in pairs P_k = rho_2k + rho_2k+1 up to the first negative pair
