@@ -27,6 +27,7 @@ Usage: python benchmarks/coherence.py [--quick]
 """
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -163,6 +164,7 @@ def gensim_scores(components, vocab, X, tokens, measure, window):
 
 
 def main(quick=False):
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     X, texts, tokens, vocab, y = load(quick)
     print(f"corpus: {X.shape[0]} documents, {X.shape[1]} words, {int(X.sum())} tokens",
           flush=True)
@@ -190,7 +192,9 @@ def main(quick=False):
         f"{TOP_N} words per topic; coherence on the training corpus; mean ± sd over the "
         "20 topics (one seed each). Higher is better for every measure. Our models at "
         "their defaults; GibbsSLDAClassifier predicts comp.* vs the rest; tomotopy "
-        f"LDAModel with {'50' if quick else '500'} iterations on one thread.",
+        f"LDAModel with {'50' if quick else '500'} iterations on one thread. Fit seconds are "
+        f"wall times; load average {load_before:.1f} at the start of the run on "
+        f"{os.cpu_count()} cores.",
         "",
         markdown_table(header, rows),
     ]
