@@ -1,4 +1,4 @@
-"""Evaluation of topic models: held-out document completion.
+"""Evaluation of topic models: held-out document completion and topic coherence.
 
 The protocol (Wallach et al. 2009; MODELS.md, "Evaluation protocols"): every
 word count of every held-out document is split binomially in half; the
@@ -8,14 +8,22 @@ under those proportions and the estimator's topics (``components_``,
 row-normalized). Works for any fitted estimator with ``transform`` and
 ``components_``: this package's and scikit-learn's
 :class:`~sklearn.decomposition.LatentDirichletAllocation` alike.
+
+:func:`topic_coherence` scores each topic by how often its top words occur
+together in a reference corpus (UMass, NPMI and C_V, as in gensim's
+``CoherenceModel``; User Guide: :ref:`coherence`).
 """
+
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, check_non_negative
 
-__all__ = ["split_document_completion", "document_completion_perplexity"]
+from . import _coherence
+
+__all__ = ["split_document_completion", "document_completion_perplexity", "topic_coherence"]
 
 
 def _as_count_csr(X, whom):
@@ -139,3 +147,191 @@ def document_completion_perplexity(estimator, X, *, random_state=None):
     observed, heldout = split_document_completion(X, random_state=random_state)
     theta = np.asarray(estimator.transform(observed), dtype=np.float64)
     return heldout_perplexity(theta, estimator.components_, heldout)
+
+
+def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, texts=None,
+                    window_size=None):
+    r"""Coherence of each topic: how often its top words occur together.
+
+    Read more in the :ref:`User Guide <coherence>`.
+
+    Let :math:`w_1, \dots, w_n` be the ``top_n`` heaviest words of a topic
+    (heaviest first), :math:`D(w)` the number of reference documents (or
+    windows, see ``texts``) that contain :math:`w`, :math:`D(w_i, w_j)` the
+    number that contain both, :math:`N` the number of documents (windows),
+    :math:`P(w) = D(w) / N`, :math:`P(w_i, w_j) = D(w_i, w_j) / N` and
+    :math:`\epsilon = 10^{-12}`.
+
+    - ``"umass"`` (Mimno et al. 2011, with gensim's smoothing and mean):
+
+      .. math::
+
+          C_\mathrm{UMass} = \frac{2}{n(n-1)} \sum_{i=2}^{n} \sum_{j=1}^{i-1}
+          \log \frac{P(w_i, w_j) + \epsilon}{P(w_j)}.
+
+      Mimno et al. sum :math:`\log \frac{D(w_i, w_j) + 1}{D(w_j)}` instead;
+      the mean with :math:`\epsilon` is what gensim reports, so the numbers
+      can be compared. Always counted over whole documents. At most 0;
+      closer to 0 is more coherent.
+
+    - ``"npmi"`` (C_NPMI of Röder et al. 2015; the NPMI of Bouma 2009):
+
+      .. math::
+
+          \mathrm{NPMI}(w_i, w_j) = \frac{\log \frac{P(w_i, w_j) + \epsilon}
+          {P(w_i) P(w_j)}}{-\log\big(P(w_i, w_j) + \epsilon\big)}, \qquad
+          C_\mathrm{NPMI} = \frac{1}{n(n-1)} \sum_{i \ne j}
+          \mathrm{NPMI}(w_i, w_j).
+
+      In [-1, 1]; 0 for words that occur independently, 1 for words that
+      always occur together.
+
+    - ``"cv"`` (C_V of Röder et al. 2015): each top word gets the vector
+      :math:`\vec v_i = (\mathrm{NPMI}(w_i, w_j))_{j=1..n}` (with
+      :math:`P(w_i, w_i) = P(w_i)`), the topic the vector
+      :math:`\vec v = \sum_i \vec v_i`, and
+
+      .. math::
+
+          C_V = \frac{1}{n} \sum_{i=1}^{n} \cos(\vec v_i, \vec v).
+
+    Parameters
+    ----------
+    estimator_or_components : estimator, Pipeline or array-like of shape (n_topics, n_features)
+        A fitted topic model with ``components_`` (this package's estimators,
+        scikit-learn's :class:`~sklearn.decomposition.LatentDirichletAllocation`,
+        ...), a Pipeline containing one (its last step with ``components_``),
+        or the topics themselves as rows of non-negative weights.
+
+    X : {array-like, sparse matrix} of shape (n_documents, n_features) or None
+        The reference corpus as document-term counts over the topics'
+        features (typically the training corpus). Raw documents are accepted
+        when ``estimator_or_components`` is a Pipeline: the steps before the
+        topic model turn them into counts. May be None when ``texts`` is
+        given (the texts are then also the documents).
+
+    measure : {"umass", "npmi", "cv"}, default="npmi"
+        The coherence measure. The default is NPMI: bounded, symmetric, and
+        among the measures whose scores agree best with human ratings of
+        topics in Röder et al.'s evaluation, where C_V came first; the
+        authors' own coherence service (Palmetto) now advises against C_V
+        because of known issues, and UMass agreed worst.
+
+    top_n : int, default=10
+        Number of top words per topic (at least 2). Ten is the length of the
+        topics rated by people in the data sets behind Röder et al.'s
+        evaluation.
+
+    texts : sequence of sequences of int, default=None
+        The reference documents in token order, each as the column indices
+        of its tokens in ``X`` (negative indices for tokens outside the
+        vocabulary: they take a place in a window but are no word). When
+        given, "npmi" and "cv" count sliding windows instead of documents:
+        every span of ``window_size`` consecutive tokens of a text is a
+        virtual document (a text shorter than the window is one), and
+        :math:`N` is the number of windows. With a CountVectorizer
+        ``vec``: ``analyze = vec.build_analyzer(); texts =
+        [[vec.vocabulary_.get(t, -1) for t in analyze(doc)] for doc in docs]``.
+
+    window_size : int, default=None
+        Width of the sliding windows (tokens), used with ``texts`` only.
+        None means Röder et al.'s choice for the measure (10 for "npmi",
+        110 for "cv"), the widths best correlated with human ratings in their
+        evaluation. A window as long as the longest text gives whole-text
+        co-occurrence.
+
+    Returns
+    -------
+    coherence : ndarray of shape (n_topics,)
+        The coherence of each topic (higher is more coherent, for every
+        measure).
+
+    See Also
+    --------
+    sklearn_pgtm.inspection.topic_summary : Top words, prevalence and
+        coherence of each topic in one table.
+
+    Notes
+    -----
+    Only the union of the topics' top words is counted, so the cost is one
+    sparse product over those columns of ``X`` (or one pass over the
+    tokens of ``texts``). On the 20 Newsgroups training set (11,314
+    documents, 20 topics) it took 0.1 s over documents and 0.6 s over
+    10-token windows, 6 to 75 times less than gensim (benchmarks/coherence.py).
+
+    The values equal those of ``gensim.models.CoherenceModel`` on the same
+    top words and documents (``coherence="u_mass"`` with the documents as
+    bag-of-words corpus; ``"c_npmi"`` and ``"c_v"`` with the documents as
+    texts and ``window_size`` at least the longest document): the test
+    suite checks this to 1e-6 on 20 Newsgroups topics. With shorter windows
+    the values differ from gensim's where a word occurs twice in a window:
+    gensim's incremental window update (``WordOccurrenceAccumulator``)
+    forgets a word when one of its tokens leaves the window even though
+    another is still inside, while here a word is in a window whenever one
+    of its tokens is.
+
+    Conventions for top words that never occur in the reference corpus (a
+    ``UserWarning`` names them): in "umass" a pair whose conditioning word
+    :math:`w_j` never occurs counts 0 (as in gensim); in "npmi" and "cv"
+    such a pair gets :math:`-1`, the NPMI of words never seen together
+    (gensim returns an infinite value).
+
+    References
+    ----------
+    .. [1] Mimno, D., Wallach, H., Talley, E., Leenders, M. and McCallum, A.
+       (2011). Optimizing semantic coherence in topic models. EMNLP.
+    .. [2] Röder, M., Both, A. and Hinneburg, A. (2015). Exploring the space
+       of topic coherence measures. WSDM.
+    .. [3] Bouma, G. (2009). Normalized (pointwise) mutual information in
+       collocation extraction. GSCL.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_pgtm.metrics import topic_coherence
+    >>> X = np.array([[2, 1, 0, 0], [1, 3, 0, 0], [0, 0, 1, 2], [0, 1, 2, 1]])
+    >>> topics = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.5, 0.4]])
+    >>> topic_coherence(topics, X, measure="npmi", top_n=2).round(3)
+    array([0.415, 1.   ])
+    >>> topic_coherence(topics, X, measure="umass", top_n=2).round(3)
+    array([0., 0.])
+    """
+    if measure not in _coherence.MEASURES:
+        raise ValueError(
+            f"measure must be one of {list(_coherence.MEASURES)}; got {measure!r}."
+        )
+    if not isinstance(top_n, Integral) or isinstance(top_n, bool) or top_n < 2:
+        raise ValueError(f"top_n must be an integer >= 2 (a coherence scores pairs of "
+                         f"words); got {top_n!r}.")
+    components = _coherence.topic_word_matrix(estimator_or_components)
+    n_features = components.shape[1]
+    if top_n > n_features:
+        raise ValueError(f"top_n={top_n} is larger than the number of features "
+                         f"({n_features}).")
+    _, head = _coherence.find_topic_model(estimator_or_components)
+    if X is None and texts is None:
+        raise ValueError("Pass the reference corpus: X (document-term counts) and/or texts "
+                         "(token-id sequences).")
+    if X is not None:
+        if head is not None and not sp.issparse(X) and np.asarray(X).dtype.kind not in "biuf":
+            X = head.transform(X)
+        X = _as_count_csr(X, "topic_coherence")
+        if X.shape[1] != n_features:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but the topics have {n_features}: X must be "
+                "the counts over the vocabulary the topics were fitted on."
+            )
+    flat_texts = None
+    if texts is not None:
+        flat_texts = _coherence.flatten_texts(texts, n_features)
+        if window_size is None:
+            window_size = _coherence.DEFAULT_WINDOW_SIZE.get(measure, 1)
+        if (not isinstance(window_size, Integral) or isinstance(window_size, bool)
+                or window_size < 1):
+            raise ValueError(f"window_size must be a positive integer; got {window_size!r}.")
+    elif window_size is not None:
+        raise ValueError("window_size is used with texts only (sliding windows need the "
+                         "token order); pass texts, or leave window_size=None.")
+    top = _coherence.top_word_ids(components, top_n)
+    return _coherence.score_topics(measure, top, n_features, X=X, texts=flat_texts,
+                                   window_size=window_size)
