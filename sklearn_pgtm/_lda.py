@@ -49,8 +49,10 @@ class GibbsLDA(DirichletTopicModel):
     numba sweep (dense for up to a few hundred topics, SparseLDA above), on
     one thread or, with ``n_jobs``, on a partitioned multi-threaded scheme.
     The Dirichlet priors are estimated from the corpus by default
-    (``"auto"``: the empirical-Bayes estimate of Xia & Doss, computed inside
-    the chain during the burn-in, then held fixed), or fixed to given values.
+    (``"auto"``: during the burn-in the chain moves them too, by the
+    data-augmentation update of Xia & Doss, and at its end they are fixed at
+    the empirical-Bayes estimate, the maximizer of the marginal likelihood
+    estimated over the second half of the burn-in), or fixed to given values.
     After the burn-in, the topic-word counts are averaged over the remaining
     sweeps.
 
@@ -221,7 +223,6 @@ class GibbsLDA(DirichletTopicModel):
         self : object
             Fitted estimator.
         """
-        self._check_burn_in()
         X = check_counts(self, X, reset=not self._continuing(), whom=f"{type(self).__name__}.fit")
         return self._fit_counts(X, f"{type(self).__name__}.fit")
 

@@ -292,7 +292,6 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             Fitted estimator.
         """
         whom = f"{type(self).__name__}.fit"
-        self._check_burn_in()
         continuing = self.warm_start and getattr(self, "_run", None) is not None
         X = check_counts(self, X, reset=not continuing, whom=whom)
         if y is None:

@@ -767,7 +767,9 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
     Notes
     -----
     Quantities that are constant in every chain (e.g. a prior that is not
-    sampled) are left out. When the traces have different lengths, the
+    sampled), or constant within each chain (e.g. an "auto" prior held at
+    each chain's estimate after the burn-in; the note gives their range
+    across chains), are left out. When the traces have different lengths, the
     common first sweeps are used.
 
     References
@@ -812,6 +814,12 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
         kept = draws[:, discarded:]
         if np.ptp(kept) == 0.0:
             notes.append(f"{name} is constant and left out.")
+            continue
+        if np.all(np.ptp(kept, axis=1) == 0.0):
+            # Held fixed within each chain (e.g. "auto" priors estimated over
+            # the burn-in): no within-chain variance to compare with.
+            notes.append(f"{name} is fixed within each chain (from {kept[:, 0].min():.4g} "
+                         f"to {kept[:, 0].max():.4g} across chains) and left out.")
             continue
         if not np.all(np.isfinite(kept)):
             raise ValueError(f"The trace of {name} contains NaN or infinity.")

@@ -97,11 +97,13 @@ def test_convergence_warning_for_a_short_chain(corpus):
         GibbsLDA(4, random_state=0).fit(X)
 
 
-def test_burn_in_needed_for_auto_priors():
-    with pytest.raises(ValueError, match="burn_in"):
-        GibbsLDA(2, burn_in=1).fit(np.ones((4, 3)))
-    GibbsLDA(2, burn_in=0, max_iter=3, doc_topic_prior=0.1, topic_word_prior=0.1).fit(
-        np.ones((4, 3)))
+def test_a_fit_shorter_than_the_burn_in_still_gives_a_model():
+    # Nothing recorded after the burn-in: the priors are the chain's current
+    # draw and the topics its last counts.
+    X = np.random.default_rng(0).poisson(1.0, size=(20, 10))
+    lda = GibbsLDA(2, max_iter=5, burn_in=50, random_state=0).fit(X)
+    assert lda.doc_topic_prior_ > 0 and lda.topic_word_prior_ > 0
+    np.testing.assert_allclose((lda.components_ - lda.topic_word_prior_).sum(), X.sum())
 
 
 def test_verbose_reports_progress_and_a_summary(capsys):
