@@ -184,7 +184,6 @@ class _GibbsChain:
         seeds = np.random.SeedSequence(seed).spawn(4)
         dim = prior.dim
         n_sticks = prior.offset_mean.shape[0]
-        self.data = data
         self.prior = prior
         self.method = PG_METHODS[pg_method]
         self.n_terms = int(pg_terms)
@@ -192,14 +191,12 @@ class _GibbsChain:
         self.seq_states = make_streams(seeds[1], data.n_sequences)
         self.stick_states = make_streams(seeds[2], n_sticks)
         self.gen = np.random.default_rng(seeds[3])
-        self.omega = np.zeros(data.totals.shape[0])
+        self.n_threads = n_threads
         self.J_obs = np.zeros((data.n_rows, dim, dim))
         self.h_obs = np.zeros((data.n_rows, dim))
         self.gram = np.zeros((n_sticks, dim + 1, dim + 1))
         self.moment = np.zeros((n_sticks, dim + 1))
-        self.row_cuts = balanced_cuts(data.stick_ptr, n_threads)
-        self.seq_cuts = balanced_cuts(data.seq_ptr, n_threads)
-        self.stick_cuts = balanced_cuts(data.stick_weight, n_threads)
+        self.set_data(data)
         # Initial state: a draw of the parameters from the prior (C scaled
         # down so that the first omegas see logits near the offsets), and the
         # states drawn by FFBS at the first sweep.
@@ -209,6 +206,15 @@ class _GibbsChain:
             prior.emission_precision)
         self.mu = prior.offset_mean.copy()
         self.z = np.zeros((data.n_rows, dim))
+
+    def set_data(self, data):
+        """Replace the counts (same rows, sequences and categories; the random
+        streams continue). Used by the Geweke test, which redraws the data."""
+        self.data = data
+        self.omega = np.zeros(data.totals.shape[0])
+        self.row_cuts = balanced_cuts(data.stick_ptr, self.n_threads)
+        self.seq_cuts = balanced_cuts(data.seq_ptr, self.n_threads)
+        self.stick_cuts = balanced_cuts(data.stick_weight, self.n_threads)
 
     def set_parameters(self, A, Q, C, mu, z):
         """Start from given parameters and states (used by the Geweke test)."""
