@@ -11,7 +11,6 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
-from scipy.stats import invwishart
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -51,12 +50,29 @@ _EXPECTED_FAILED_CHECKS = {
     "check_methods_sample_order_invariance": (
         "rows are time steps of one sequence: shuffling them changes the sequence"
     ),
+    "check_estimator_sparse_array": (
+        "the check reads classifier tags when predict_proba exists; this predict_proba "
+        "returns category probabilities (sparse input itself is supported)"
+    ),
+    "check_estimator_sparse_matrix": (
+        "the check reads classifier tags when predict_proba exists; this predict_proba "
+        "returns category probabilities (sparse input itself is supported)"
+    ),
 }
 
 # Pseudo-count added to the training counts of every category before the
 # offset mu = pi_SB^{-1}(frequencies) is computed (categories unseen in
 # training must keep a finite logit).
 _OFFSET_PSEUDO_COUNT = 1.0
+# |z| or |C| beyond this is a run-off chain, not a plausible state.
+_DIVERGENCE_BOUND = 1e6
+# Prior mean of the dynamics matrix: 0.99 I.
+_PRIOR_DYNAMICS_DIAGONAL = 0.99
+# Data-driven start (_initial_states): counts per window, most windows,
+# pseudo-observations shrinking each window's stick logits to the offsets.
+_INIT_WINDOW_COUNTS = 100
+_INIT_MAX_WINDOWS = 200
+_INIT_SHRINK = 10.0
 
 
 # ------------------------------------------------------------------ data
@@ -129,22 +145,42 @@ def _sequence_ptr(lengths, n_rows, whom):
 class _Prior:
     """Hyperparameters of the model (MODELS.md section 5).
 
-    z_1 ~ N(0, I); Q ~ IW(S0, nu0) with nu0 = L + 2 and S0 = I (prior mean of
-    Q: I); A | Q ~ MN(0, Q, I); c_k ~ N(0, emission_scale^2 I); mu_k ~
-    N(offset_mean_k, offset_scale^2) (fixed at offset_mean when the scale is 0).
+    Q ~ IW(S0, nu0) with nu0 = L + 2 and S0 = noise_variance I (prior mean of
+    Q: noise_variance I); A | Q ~ MN(M0, Q, I) with M0 = 0.99 I (slowly
+    varying states a priori; the data dominate the prior of A as soon as the
+    states move); z_1 ~ N(0, P0) with P0 = noise_variance / (1 - 0.99^2) I,
+    the stationary covariance of that prior mean; c_k ~ N(0, emission_scale^2
+    I); mu_k ~ N(offset_mean_k, offset_scale^2) (fixed at offset_mean when
+    the scale is 0).
     """
 
-    def __init__(self, dim, offset_mean, emission_scale, offset_scale):
+    def __init__(self, dim, offset_mean, emission_scale, offset_scale, noise_variance):
         self.dim = dim
-        self.J_init = np.eye(dim)
-        self.h_init = np.zeros(dim)
         self.nu0 = dim + 2.0
-        self.S0 = np.eye(dim)
-        self.M0 = np.zeros((dim, dim))
+        self.S0 = noise_variance * (self.nu0 - dim - 1.0) * np.eye(dim)
+        self.M0 = _PRIOR_DYNAMICS_DIAGONAL * np.eye(dim)
         self.K0_inv = np.eye(dim)
+        initial_variance = noise_variance / (1.0 - _PRIOR_DYNAMICS_DIAGONAL**2)
+        self.J_init = np.eye(dim) / initial_variance
+        self.h_init = np.zeros(dim)
         self.emission_precision = 1.0 / emission_scale**2
         self.offset_mean = np.ascontiguousarray(offset_mean, dtype=np.float64)
         self.offset_precision = math.inf if offset_scale == 0 else 1.0 / offset_scale**2
+
+
+def _inverse_wishart(scale, df, gen):
+    """Draw from IW(scale, df) as the inverse of a Wishart(df, scale^-1) draw
+    (Bartlett decomposition: W = L B B' L', L = chol(scale^-1), B lower
+    triangular with chi(df - i) diagonal and standard normals below)."""
+    dim = scale.shape[0]
+    chol = np.linalg.cholesky(np.linalg.inv(scale))
+    bartlett = np.tril(gen.standard_normal((dim, dim)), -1)
+    bartlett[np.diag_indices(dim)] = np.sqrt(gen.chisquare(df - np.arange(dim)))
+    factor = chol @ bartlett
+    # Q = (factor factor')^-1 = inv(factor)' inv(factor).
+    inv_factor = np.linalg.inv(factor)
+    Q = inv_factor.T @ inv_factor
+    return 0.5 * (Q + Q.T)
 
 
 def _draw_dynamics(z, seq_ptr, prior, gen):
@@ -160,11 +196,58 @@ def _draw_dynamics(z, seq_ptr, prior, gen):
     M_n = (prior.M0 @ prior.K0_inv + y.T @ x) @ K_n
     S_n = prior.S0 + prior.M0 @ prior.K0_inv @ prior.M0.T + y.T @ y - M_n @ K_inv @ M_n.T
     S_n = 0.5 * (S_n + S_n.T)
-    Q = np.atleast_2d(invwishart.rvs(df=prior.nu0 + nxt.size, scale=S_n, random_state=gen))
-    Q = 0.5 * (Q + Q.T)
+    Q = _inverse_wishart(S_n, prior.nu0 + nxt.size, gen)
     E = gen.standard_normal(Q.shape)
     A = M_n + np.linalg.cholesky(Q) @ E @ np.linalg.cholesky(K_n).T
     return np.ascontiguousarray(A), np.ascontiguousarray(Q)
+
+
+def _initial_states(data, prior):
+    """Data-driven starting states and emission matrix.
+
+    Rows are grouped into windows of about ``_INIT_WINDOW_COUNTS`` counts
+    (inside each sequence, at most ``_INIT_MAX_WINDOWS`` windows); each
+    window's stick logits are estimated with ``_INIT_SHRINK``
+    pseudo-observations at the offsets, and the leading principal components
+    of their deviations from the offsets give piecewise-constant states
+    (scaled to the prior's stationary standard deviation) and the matching
+    emission matrix. A chain started from random emissions spends its first
+    hundreds of sweeps finding these directions.
+    """
+    dim = prior.dim
+    n_sticks = prior.offset_mean.shape[0]
+    z = np.zeros((data.n_rows, dim))
+    C = np.zeros((n_sticks, dim))
+    if n_sticks == 0 or data.n_counts == 0:
+        return z, C
+    per_row = data.n_counts / data.n_rows
+    width = max(1, math.ceil(_INIT_WINDOW_COUNTS / per_row),
+                math.ceil(data.n_rows / _INIT_MAX_WINDOWS))
+    window = np.empty(data.n_rows, dtype=np.int64)
+    n_windows = 0
+    for a, b in zip(data.seq_ptr[:-1], data.seq_ptr[1:]):
+        window[a:b] = n_windows + np.arange(b - a) // width
+        n_windows = int(window[b - 1]) + 1
+    if n_windows < 2:
+        return z, C
+    lengths = np.diff(data.stick_ptr)
+    rows = np.repeat(np.arange(data.n_rows), lengths)
+    sticks = np.arange(data.totals.shape[0]) - np.repeat(data.stick_ptr[:-1], lengths)
+    trials = np.zeros((n_windows, n_sticks))
+    successes = np.zeros((n_windows, n_sticks))
+    np.add.at(trials, (window[rows], sticks), data.totals)
+    np.add.at(successes, (window[rows], sticks), data.kappa + 0.5 * data.totals)
+    p0 = 1.0 / (1.0 + np.exp(-prior.offset_mean))
+    rate = (successes + _INIT_SHRINK * p0) / (trials + _INIT_SHRINK)
+    deviation = np.log(rate) - np.log1p(-rate) - prior.offset_mean
+    deviation -= deviation.mean(axis=0)
+    U, S, Vt = np.linalg.svd(deviation, full_matrices=False)
+    k = min(dim, S.shape[0])
+    sd = math.sqrt(1.0 / prior.J_init[0, 0])
+    z_windows = np.zeros((n_windows, dim))
+    z_windows[:, :k] = U[:, :k] * math.sqrt(n_windows) * sd
+    C[:, :k] = Vt[:k].T * (S[:k] / (math.sqrt(n_windows) * sd))
+    return z_windows[window], C
 
 
 # ----------------------------------------------------------------- chain
@@ -197,15 +280,12 @@ class _GibbsChain:
         self.gram = np.zeros((n_sticks, dim + 1, dim + 1))
         self.moment = np.zeros((n_sticks, dim + 1))
         self.set_data(data)
-        # Initial state: a draw of the parameters from the prior (C scaled
-        # down so that the first omegas see logits near the offsets), and the
-        # states drawn by FFBS at the first sweep.
-        self.A = 0.5 * np.eye(dim)
-        self.Q = np.eye(dim)
-        self.C = 0.1 * self.gen.standard_normal((n_sticks, dim)) / math.sqrt(
-            prior.emission_precision)
+        # Start: the prior means of A and Q, the offsets, and the data-driven
+        # states and emission matrix of _initial_states.
+        self.A = prior.M0.copy()
+        self.Q = prior.S0 / (prior.nu0 - dim - 1.0)
         self.mu = prior.offset_mean.copy()
-        self.z = np.zeros((data.n_rows, dim))
+        self.z, self.C = _initial_states(data, prior)
 
     def set_data(self, data):
         """Replace the counts (same rows, sequences and categories; the random
@@ -278,8 +358,16 @@ class _GibbsChain:
         self.draw_states(self.A, self.Q)
         self.draw_emission()
         self.A, self.Q = _draw_dynamics(self.z, self.data.seq_ptr, self.prior, self.gen)
-        if not (np.all(np.isfinite(self.A)) and np.all(np.isfinite(self.C))):
-            raise FloatingPointError("MultinomialLDS: the chain produced non-finite values.")
+        # A run-off chain (logits beyond any plausible value) stops here with
+        # a clear error instead of feeding infinite logits to the samplers.
+        top = max(np.abs(self.z).max(initial=0.0), np.abs(self.C).max(initial=0.0))
+        if not (np.isfinite(top) and top < _DIVERGENCE_BOUND
+                and np.all(np.isfinite(self.A)) and np.all(np.isfinite(self.Q))):
+            raise FloatingPointError(
+                "MultinomialLDS: the chain diverged (states or emissions beyond "
+                f"{_DIVERGENCE_BOUND:g}); try a smaller state_noise_prior or "
+                "emission_prior_scale."
+            )
 
     def log_likelihood(self):
         d = self.data
@@ -336,8 +424,17 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     pg_terms : int, default=8
         Number of terms of the ``"truncated"`` and ``"pg1"`` samplers.
 
-    emission_prior_scale : float, default=1.0
+    state_noise_prior : float, default=1e-3
+        Prior mean of the diagonal of the state noise covariance ``Q``
+        (inverse-Wishart prior with L + 2 degrees of freedom; the prior mean
+        of ``A`` is 0.99 I and the first state's covariance the matching
+        stationary one). Small values favour slowly drifting states.
+
+    emission_prior_scale : float, default=0.3
         Prior standard deviation of the entries of the emission matrix ``C``.
+        Rows of rare categories stay close to their prior, and the noise
+        ``c_k' z`` they add to the logits inflates the predicted probability
+        of rare categories; small values keep that noise small.
 
     offset_prior_scale : float, default=0.0
         Prior standard deviation of the offsets ``mu`` around the logits of
@@ -444,6 +541,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         "n_samples": [Interval(Integral, 1, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
         "pg_terms": [Interval(Integral, 1, None, closed="left")],
+        "state_noise_prior": [Interval(Real, 0, None, closed="neither")],
         "emission_prior_scale": [Interval(Real, 0, None, closed="neither")],
         "offset_prior_scale": [Interval(Real, 0, None, closed="left")],
         "category_order": [StrOptions({"frequency", "given"})],
@@ -463,7 +561,8 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         n_samples=20,
         pg_method="auto",
         pg_terms=8,
-        emission_prior_scale=1.0,
+        state_noise_prior=1e-3,
+        emission_prior_scale=0.3,
         offset_prior_scale=0.0,
         category_order="frequency",
         n_infer_iter=20,
@@ -478,6 +577,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         self.n_samples = n_samples
         self.pg_method = pg_method
         self.pg_terms = pg_terms
+        self.state_noise_prior = state_noise_prior
         self.emission_prior_scale = emission_prior_scale
         self.offset_prior_scale = offset_prior_scale
         self.category_order = category_order
@@ -556,7 +656,8 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         freq = (counts[self.category_order_] + _OFFSET_PSEUDO_COUNT)[None, :]
         offset_mean = np.empty((1, n_features - 1))
         inverse_stick_breaking(freq.astype(np.float64), offset_mean)
-        prior = _Prior(dim, offset_mean[0], self.emission_prior_scale, self.offset_prior_scale)
+        prior = _Prior(dim, offset_mean[0], self.emission_prior_scale, self.offset_prior_scale,
+                       self.state_noise_prior)
         data = self._stick_data(X, seq_ptr)
         n_threads = self._threads(max(data.n_rows, n_features))
         chain = _GibbsChain(data, prior, chain_seed, n_threads, self.pg_method, self.pg_terms)

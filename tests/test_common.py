@@ -13,7 +13,12 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_pgtm
-from sklearn_pgtm import CorrelatedTopicModel, EmpiricalBayesLDA, GibbsSLDAClassifier
+from sklearn_pgtm import (
+    CorrelatedTopicModel,
+    EmpiricalBayesLDA,
+    GibbsSLDAClassifier,
+    MultinomialLDS,
+)
 
 # Small settings: a handful of sweeps is enough for the API checks.
 ESTIMATORS = [
@@ -21,6 +26,7 @@ ESTIMATORS = [
     CorrelatedTopicModel(n_components=3, max_iter=3, n_infer_iter=2),
     EmpiricalBayesLDA(2, n_samples=8, burn_in=2, n_final_iter=2, n_infer_iter=4,
                       random_state=0),
+    MultinomialLDS(2, max_iter=4, n_samples=2, n_infer_iter=2, n_particles=20),
 ]
 
 # Checks expected to fail, with the reason. An estimator module may define its

@@ -162,7 +162,8 @@ def test_emission_rows_follow_their_gaussian_conditional(offset_scale):
     gram_one = u.T @ np.diag(w) @ u
     gram = np.repeat(np.tril(gram_one)[None], n_sticks, axis=0)
     moment = np.repeat((u.T @ r)[None], n_sticks, axis=0)
-    prior = _Prior(dim, np.full(n_sticks, 0.3), emission_scale=1.5, offset_scale=offset_scale)
+    prior = _Prior(dim, np.full(n_sticks, 0.3), emission_scale=1.5, offset_scale=offset_scale,
+                   noise_variance=1.0)
     C = np.zeros((n_sticks, dim))
     mu = np.full(n_sticks, 0.3)
     assert draw_emission_rows(gram, moment, prior.emission_precision, prior.offset_mean,
@@ -252,11 +253,11 @@ def _prior_draw(prior, n_sticks, gen):
     return A, Q, C, mu
 
 
-def _states_and_counts(A, Q, C, mu, seq_ptr, n_counts, gen):
+def _states_and_counts(A, Q, C, mu, seq_ptr, n_counts, gen, P0):
     dim = A.shape[0]
     z = np.empty((seq_ptr[-1], dim))
     for a, b in zip(seq_ptr[:-1], seq_ptr[1:]):
-        z[a] = gen.standard_normal(dim)
+        z[a] = np.linalg.cholesky(P0) @ gen.standard_normal(dim)
         for t in range(a + 1, b):
             z[t] = A @ z[t - 1] + np.linalg.cholesky(Q) @ gen.standard_normal(dim)
     pi = _pi(z @ C.T + mu)
@@ -282,22 +283,25 @@ def test_geweke_joint_sampler(offset_scale):
     the sweep is right."""
     dim, n_categories, n_counts = 2, 3, 3
     seq_ptr = np.array([0, 4, 7])  # two sequences
-    prior = _Prior(dim, np.array([0.3, -0.4]), emission_scale=1.0, offset_scale=offset_scale)
+    prior = _Prior(dim, np.array([0.3, -0.4]), emission_scale=1.0, offset_scale=offset_scale,
+                   noise_variance=0.3)
     gen = np.random.default_rng(0 if offset_scale == 0.0 else 1)
+    P0 = np.linalg.inv(prior.J_init)
     n_draws = 6000
     forward = np.array([
         _test_functions(*(params := _prior_draw(prior, 2, gen)),
-                        _states_and_counts(*params, seq_ptr, n_counts, gen)[0])
+                        _states_and_counts(*params, seq_ptr, n_counts, gen, P0)[0])
         for _ in range(n_draws)
     ])
     A, Q, C, mu = _prior_draw(prior, 2, gen)
-    z, X = _states_and_counts(A, Q, C, mu, seq_ptr, n_counts, gen)
+    z, X = _states_and_counts(A, Q, C, mu, seq_ptr, n_counts, gen, P0)
     chain = _GibbsChain(_Sequences(sp.csr_matrix(X), seq_ptr, 2), prior, 5, 1, "exact", 1)
     chain.set_parameters(A, Q, C, mu, z)
     backward = np.empty_like(forward)
     for i in range(n_draws):
         chain.sweep()
-        z, X = _states_and_counts(chain.A, chain.Q, chain.C, chain.mu, seq_ptr, n_counts, gen)
+        z, X = _states_and_counts(chain.A, chain.Q, chain.C, chain.mu, seq_ptr, n_counts, gen,
+                                  P0)
         chain.z = z
         chain.set_data(_Sequences(sp.csr_matrix(X), seq_ptr, 2))
         backward[i] = _test_functions(chain.A, chain.Q, chain.C, chain.mu, z)
@@ -469,3 +473,16 @@ def test_wonderland_build_script_reproduces_the_file(tmp_path):
     build.write(text, target)
     assert target.read_bytes() == build.DATA_FILE.read_bytes()
     assert gzip.decompress(target.read_bytes()).decode() == load_wonderland().text
+
+
+def test_inverse_wishart_draws_match_scipy_moments():
+    from sklearn_pgtm._lds import _inverse_wishart
+
+    scale = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.3], [0.0, 0.3, 1.5]])
+    df = 9.0
+    gen = np.random.default_rng(0)
+    draws = np.array([_inverse_wishart(scale, df, gen) for _ in range(20000)])
+    reference = invwishart.rvs(df=df, scale=scale, size=20000, random_state=1)
+    np.testing.assert_allclose(draws.mean(axis=0), scale / (df - 3 - 1), atol=0.01)
+    np.testing.assert_allclose(draws.mean(axis=0), reference.mean(axis=0), atol=0.015)
+    np.testing.assert_allclose(draws.var(axis=0), reference.var(axis=0), rtol=0.15, atol=1e-3)
