@@ -29,7 +29,7 @@ from ._kernels._lds import (
     emission_statistics,
     fill_stick_rows,
     forecast_proba,
-    log_likelihood,
+    row_log_likelihood,
     observation_potentials,
     particle_log_predictive,
     particle_predictive_proba,
@@ -370,10 +370,14 @@ class _GibbsChain:
             )
 
     def log_likelihood(self):
+        """``log p(X | z, C, mu)`` (rows in parallel, summed in row order so
+        that the value does not depend on the number of threads)."""
         d = self.data
-        return float(sum(map_ranges(lambda lo, hi: log_likelihood(
-            d.stick_ptr, d.totals, d.kappa, d.row_log_coef, self.C, self.mu, self.z, lo, hi),
-            self.row_cuts)))
+        per_row = np.empty(d.n_rows)
+        map_ranges(lambda lo, hi: row_log_likelihood(
+            d.stick_ptr, d.totals, d.kappa, d.row_log_coef, self.C, self.mu, self.z, lo, hi,
+            per_row), self.row_cuts)
+        return float(per_row.sum())
 
 
 # -------------------------------------------------------------- estimator

@@ -206,17 +206,17 @@ def draw_emission_rows(gram, moment, emission_precision, offset_mean, offset_pre
 
 
 @njit(cache=True, nogil=True)
-def log_likelihood(stick_ptr, totals, kappa, row_log_coef, emission, offset, z, lo, hi):
-    """``sum_t log Mult(x_t | N_t, pi(C z_t + mu))`` over rows ``lo:hi``."""
-    total = 0.0
+def row_log_likelihood(stick_ptr, totals, kappa, row_log_coef, emission, offset, z, lo, hi,
+                       out):
+    """``out[t] = log Mult(x_t | N_t, pi(C z_t + mu))`` for rows ``lo:hi``."""
     for t in range(lo, hi):
-        total += row_log_coef[t]
+        total = row_log_coef[t]
         base = stick_ptr[t]
         for j in range(base, stick_ptr[t + 1]):
             psi = _logit(emission, offset, j - base, z[t])
             x = kappa[j] + 0.5 * totals[j]
             total += x * psi - totals[j] * _log1p_exp(psi)
-    return total
+        out[t] = total
 
 
 @njit(cache=True, nogil=True, inline="always")
