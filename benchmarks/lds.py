@@ -21,7 +21,7 @@
    sweeps from one long chain, the particle count.
 4. Threads: same random_state -> identical fit for n_jobs = 1 and 2; time.
 
-Usage: python benchmarks/lds.py [--quick]
+Usage: python benchmarks/lds.py [--quick] [--parts recovery text defaults threads]
 """
 
 import argparse
@@ -434,25 +434,32 @@ def threads(quick):
     return body, {"n_jobs 1 == 2": same, "speed-up 2 threads": seconds[0] / seconds[1]}
 
 
-def main(quick=False):
-    sections = [("Recovery on data drawn from the model", recovery),
-                ("Text: Alice in Wonderland, the paper's protocol", text_protocol),
-                ("Defaults (validation split)", defaults),
-                ("Threads", threads)]
-    body = ("Machine shared with other jobs while measuring (2 cores); timings are "
-            "indicative.\n\n")
+PARTS = {
+    "recovery": ("MultinomialLDS: recovery on data drawn from the model", recovery),
+    "text": ("MultinomialLDS: Alice in Wonderland, the paper's protocol", text_protocol),
+    "defaults": ("MultinomialLDS: defaults (validation split)", defaults),
+    "threads": ("MultinomialLDS: threads", threads),
+}
+
+
+def main(quick=False, parts=None):
+    """Run the parts (all by default); each writes its own RESULTS.md section."""
     summary = {}
-    for title, fn in sections:
+    for name in parts or list(PARTS):
+        title, fn = PARTS[name]
         t0 = time.perf_counter()
         text, values = fn(quick)
         print(f"{title}: {values} ({time.perf_counter() - t0:.0f} s)", flush=True)
-        body += f"### {title}\n\n{text}\n"
+        write_section(f"lds-{name}", title,
+                      "Machine shared with other jobs while measuring (2 cores, load 5-10); "
+                      "timings are indicative.\n\n" + text)
         summary.update(values)
-    write_section("lds", "MultinomialLDS (stick-breaking multinomial LDS)", body)
     return summary
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    print(main(quick=parser.parse_args().quick))
+    parser.add_argument("--parts", nargs="*", choices=list(PARTS), default=None)
+    args = parser.parse_args()
+    print(main(quick=args.quick, parts=args.parts))

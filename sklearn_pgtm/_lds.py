@@ -517,7 +517,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         n_samples=20,
         pg_method="auto",
         pg_terms=8,
-        state_noise_prior=1e-3,
+        state_noise_prior=1e-2,
         emission_prior_scale=0.3,
         offset_prior_scale=0.0,
         offset_pseudo_count=1.0,
