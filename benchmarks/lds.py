@@ -368,7 +368,7 @@ def defaults(quick):
     rows = []
     grid = [{}]
     if not quick:
-        grid += [{"state_noise_prior": 1e-4}, {"state_noise_prior": 1e-2},
+        grid += [{"state_noise_prior": 1e-3}, {"state_noise_prior": 1e-1},
                  {"emission_prior_scale": 0.1}, {"emission_prior_scale": 1.0},
                  {"offset_pseudo_count": 3.0}, {"offset_prior_scale": 0.3}]
     for params in grid:
