@@ -6,6 +6,7 @@ from ._ctm import CorrelatedTopicModel  # noqa: E402
 from ._eblda import EmpiricalBayesLDA  # noqa: E402
 from ._gp import ColumnKernel, MultinomialGaussianProcess  # noqa: E402
 from ._lda import GibbsLDA  # noqa: E402
+from ._lds import MultinomialLDS  # noqa: E402
 from ._slda import GibbsSLDAClassifier  # noqa: E402
 
 __all__ = [
@@ -15,4 +16,5 @@ __all__ = [
     "GibbsLDA",
     "GibbsSLDAClassifier",
     "MultinomialGaussianProcess",
+    "MultinomialLDS",
 ]

@@ -24,6 +24,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from ._kernels._config import CACHE
+
 EPSILON = 1e-12
 # Röder et al. (2015), Table 2: the window sizes of C_NPMI and C_V, chosen
 # there by correlation with human topic ratings.
@@ -97,7 +99,7 @@ def document_cooccurrence(X, word_ids):
     return np.diag(cooccurrences).copy(), cooccurrences, X.shape[0]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def count_window_cooccurrences(text_ptr, tokens, window_size, lo, hi, occurrences,
                                cooccurrences):
     """Add the window counts of texts ``lo:hi`` to ``occurrences`` and

@@ -19,6 +19,7 @@ from sklearn_pgtm import (
     GibbsLDA,
     GibbsSLDAClassifier,
     MultinomialGaussianProcess,
+    MultinomialLDS,
 )
 
 # Small settings: a handful of sweeps is enough for the API checks.
@@ -31,6 +32,7 @@ ESTIMATORS = [
     # The checks send one-column targets (tags: multi-output only), i.e. a
     # single category; tests/test_gp.py runs the same invariances on K >= 2.
     MultinomialGaussianProcess(max_iter=4, burn_in=2, random_state=0),
+    MultinomialLDS(2, max_iter=4, n_samples=2, n_infer_iter=2, n_particles=20),
 ]
 
 # Checks expected to fail, with the reason. An estimator module may define its

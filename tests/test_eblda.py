@@ -116,7 +116,7 @@ def test_verbose_prints(capsys, fitted):
     EmpiricalBayesLDA(2, n_samples=10, burn_in=0, n_final_iter=2, verbose=1,
                       random_state=0).fit(X)
     out = capsys.readouterr().out
-    assert "iteration 10/" in out and "log_likelihood" in out and "done" in out
+    assert "sweep 10/" in out and "log_likelihood" in out and "done" in out
 
 
 @parametrize_with_checks(

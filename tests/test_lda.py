@@ -109,7 +109,7 @@ def test_a_fit_shorter_than_the_burn_in_still_gives_a_model():
 def test_verbose_reports_progress_and_a_summary(capsys):
     GibbsLDA(2, max_iter=10, burn_in=4, verbose=1, random_state=0).fit(np.ones((6, 5)))
     out = capsys.readouterr().out
-    assert "iteration 10/10" in out and "log_likelihood" in out and "done" in out
+    assert "sweep 10/10" in out and "log_likelihood" in out and "done" in out
 
 
 @parametrize_with_checks([GibbsLDA(3, max_iter=6, burn_in=2, n_infer_iter=4)])

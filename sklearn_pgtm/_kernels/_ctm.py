@@ -16,12 +16,13 @@ import math
 import numpy as np
 from numba import njit
 
+from ._config import CACHE
 from ._polyagamma import pg_draw_fast
 from ._random import standard_normal
 
 
 # ------------------------------------------------------------ logistic normal
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_subiter,
                               method, n_terms, states):
     """S sweeps of single-site updates of eta_d.
@@ -87,7 +88,7 @@ def _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_s
                 e[k] = e_new
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def logistic_normal_update(doc_topic, doc_lengths, eta, mu, precision, n_subiter, method,
                            n_terms, states, lo, hi):
     """Resample the eta_d of documents ``lo:hi`` (rows of ``eta``) in place."""
@@ -96,7 +97,7 @@ def logistic_normal_update(doc_topic, doc_lengths, eta, mu, precision, n_subiter
                                   method, n_terms, states)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def softmax_rows(eta, out):
     """out[d] = softmax(eta[d])."""
     n_docs, n_topics = eta.shape
@@ -114,7 +115,7 @@ def softmax_rows(eta, out):
 
 
 # ------------------------------------------------------------ stick breaking
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precision_mean,
                              method, n_terms, states):
     n_sticks = psi.shape[1]
@@ -148,7 +149,7 @@ def _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precisio
         psi[d, i] = s / chol[i, i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def stick_breaking_update(doc_topic, doc_lengths, psi, precision, precision_mean, method,
                           n_terms, states, lo, hi):
     """Resample the psi_d of documents ``lo:hi`` (rows of ``psi``) in place."""

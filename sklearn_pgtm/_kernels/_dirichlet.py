@@ -32,6 +32,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ._config import CACHE
 from ._random import beta as beta_variate
 from ._random import standard_gamma, standard_normal, uniform
 
@@ -74,7 +75,7 @@ def empty_histograms(doc_lengths, n_topics, n_words_tokens_max):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def digamma(x):
     """Digamma function for ``x > 0`` (recurrence then asymptotic series)."""
     result = 0.0
@@ -91,7 +92,7 @@ def digamma(x):
     return result
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def log_gamma_variate(state, shape):
     """``log X`` with ``X ~ Gamma(shape, 1)``, accurate for tiny shapes."""
     if shape < 1.0:
@@ -99,7 +100,7 @@ def log_gamma_variate(state, shape):
     return math.log(standard_gamma(state, shape))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def log_beta_variate(state, a, b):
     """``log Q`` with ``Q ~ Beta(a, b)``, computed in log space (no underflow)."""
     lx = log_gamma_variate(state, a)
@@ -108,7 +109,7 @@ def log_beta_variate(state, a, b):
     return lx - (m + math.log(math.exp(lx - m) + math.exp(ly - m)))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def binomial(state, n, p):
     """Exact Binomial(n, p) draw.
 
@@ -141,7 +142,7 @@ def binomial(state, n, p):
     return x
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def gamma_draw(state, shape, rate):
     """Gamma(shape, rate) draw, kept strictly positive."""
     return max(standard_gamma(state, shape) / rate, 1e-300)
@@ -152,7 +153,7 @@ def gamma_draw(state, shape, rate):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def count_histograms(doc_topic, word_topic, hist):
     """Fill ``hist`` (a :class:`CountHistograms`) from the count matrices."""
     n_docs, n_topics = doc_topic.shape
@@ -196,7 +197,7 @@ def count_histograms(doc_topic, word_topic, hist):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _doc_survival_binomials(state, hist, t, x):
     """sum_l Binomial(#{d: n_dt >= l}, x / (x + l - 1)) over the levels of topic t."""
     lo = hist.doc_ptr[t]
@@ -213,7 +214,7 @@ def _doc_survival_binomials(state, hist, t, x):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _word_survival_binomials(state, hist, x):
     """The same sum over the levels of the word-side histogram."""
     total = 0
@@ -225,7 +226,7 @@ def _word_survival_binomials(state, hist, x):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def alpha_augmentation(alpha, symmetric, hist, prior_shape, prior_rate, states, shape_out):
     """Auxiliaries of the document side given (z, alpha); returns the rate.
 
@@ -254,7 +255,7 @@ def alpha_augmentation(alpha, symmetric, hist, prior_shape, prior_rate, states, 
     return prior_rate - sum_log_q
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def beta_augmentation(beta, hist, topic_total, n_words, prior_shape, prior_rate, state):
     """Auxiliaries of the word side given (z, beta); returns the (shape, rate)
     of the full conditional ``Gamma(shape, rate)`` of ``beta``."""
@@ -271,7 +272,7 @@ def beta_augmentation(beta, hist, topic_total, n_words, prior_shape, prior_rate,
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def log_doc_joint(alpha, hist):
     """log p(z | alpha) from the histograms (exact)."""
     n_topics = alpha.shape[0]
@@ -289,7 +290,7 @@ def log_doc_joint(alpha, hist):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def log_word_joint(beta, hist, topic_total, n_words):
     """log p(w | z, beta) (topic-word distributions integrated out)."""
     veta = n_words * beta
@@ -305,7 +306,7 @@ def log_word_joint(beta, hist, topic_total, n_words):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def log_posterior_grad(u, symmetric, hist, topic_total, n_words, prior_shape, prior_rate, grad):
     """log density of ``u = log h`` given z (joint + Gamma prior + Jacobian) and its gradient.
 
@@ -356,7 +357,7 @@ def log_posterior_grad(u, symmetric, hist, topic_total, n_words, prior_shape, pr
     return value
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def hmc_update(u, inv_mass, step_size, n_steps, symmetric, hist, topic_total, n_words,
                prior_shape, prior_rate, state):
     """One HMC transition of ``u = log h`` (leapfrog, diagonal mass); ``u`` updated in place.
@@ -405,7 +406,7 @@ def hmc_update(u, inv_mass, step_size, n_steps, symmetric, hist, topic_total, n_
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def align_topics(word_topic, topic_total, reference, perm):
     """Greedy matching of current topics to the reference topic-word distributions.
 

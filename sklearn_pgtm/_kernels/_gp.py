@@ -25,12 +25,13 @@ import math
 import numpy as np
 from numba import njit
 
+from ._config import CACHE
 from ._random import standard_normal
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _root_precision(precision, k, out):
     """``out = sqrt(w[:, k])`` (0 where w <= 0)."""
     for i in range(out.shape[0]):
@@ -38,7 +39,7 @@ def _root_precision(precision, k, out):
         out[i] = math.sqrt(w) if w > 0.0 else 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _stable_factor(kmat, root):
     """Lower Cholesky factor of ``I + diag(root) kmat diag(root)``."""
     m = kmat.shape[0]
@@ -50,7 +51,7 @@ def _stable_factor(kmat, root):
     return np.linalg.cholesky(b)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _solve_lower(chol, rhs):
     """``chol^-1 rhs`` by forward substitution (``chol`` lower triangular)."""
     m = rhs.shape[0]
@@ -63,7 +64,7 @@ def _solve_lower(chol, rhs):
     return x
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _solve_upper(chol, rhs):
     """``chol^-T rhs`` by back substitution (``chol`` lower triangular)."""
     m = rhs.shape[0]
@@ -76,14 +77,14 @@ def _solve_upper(chol, rhs):
     return x
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _scaled_targets(information, k, root, out):
     """``out = S y~ = h[:, k] / sqrt(w)`` (0 where w = 0)."""
     for i in range(out.shape[0]):
         out[i] = information[i, k] / root[i] if root[i] > 0.0 else 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def draw_latent(kmat, prior_factor, precision, information, states, lo, hi, latent):
     """Draw ``latent[:, k] ~ N(Sigma_k h_k, Sigma_k)``, ``Sigma_k = (Kmat^-1 + W_k)^-1``.
 
@@ -114,7 +115,7 @@ def draw_latent(kmat, prior_factor, precision, information, states, lo, hi, late
             latent[i, k] = f0[i] + update[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def latent_predictive(kmat, cross, prior_diag, precision, information, lo, hi, mean, var):
     """Marginal Gaussian of ``f_k`` at new inputs given the potentials.
 
@@ -147,7 +148,7 @@ def latent_predictive(kmat, cross, prior_diag, precision, information, lo, hi, m
             var[j, k] = v if v > 0.0 else 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def latent_predictive_covariance(kmat, cross, prior_cov, precision, information, k):
     """Mean and full covariance of ``f_k`` at new inputs (one stick).
 
@@ -175,7 +176,7 @@ def latent_predictive_covariance(kmat, cross, prior_cov, precision, information,
     return mean, cov
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def log_marginal(kmat, precision, information, lo, hi, out):
     """``out[k] = log N(y~_S | 0, Kmat_SS + W_S^-1)`` over the inputs S with w > 0.
 

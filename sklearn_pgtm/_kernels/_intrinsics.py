@@ -21,6 +21,8 @@ from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from ._config import CACHE
+
 # Tokens between the prefetch of a row and its use (benchmarked: 2 is short
 # of the memory latency, 4 and 8 are equal).
 PREFETCH_DISTANCE = 4
@@ -61,7 +63,7 @@ def prefetch_item(typingctx, arr, i):
     return types.void(arr, i), _prefetch_codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def prefetch_row(arr, i):
     """Prefetch every cache line of row ``i`` of a C-contiguous 2-D array."""
     step = max(_CACHE_LINE_BYTES // arr.itemsize, 1)
@@ -69,7 +71,7 @@ def prefetch_row(arr, i):
         prefetch(arr, i, j)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def prefetch_span(arr, start, stop):
     """Prefetch every cache line of ``arr[start:stop]`` (1-D array)."""
     step = max(_CACHE_LINE_BYTES // arr.itemsize, 1)
@@ -96,7 +98,7 @@ _LN2_LO = 1.4286068203094173e-06
 _EXP_FLOOR = -700.0  # exp(-700) ~ 1e-304: below any weight that can matter
 
 
-@njit(cache=True, inline="always", fastmath=False)
+@njit(cache=CACHE, inline="always", fastmath=False)
 def exp_nonpositive(x):
     """exp(x) for x <= 0 with no branch and no library call, so that a loop of
     it vectorizes (numba's math.exp calls libm one value at a time).

@@ -5,8 +5,10 @@ import math
 import numpy as np
 from numba import njit
 
+from ._config import CACHE
 
-@njit(cache=True, nogil=True)
+
+@njit(cache=CACHE, nogil=True)
 def log_predictive(doc_ptr, word_ids, theta, phi):
     """sum over tokens of log(theta_d . phi[w]) with ``phi`` (V, K)."""
     total = 0.0

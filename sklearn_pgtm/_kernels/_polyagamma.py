@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ._config import CACHE
 from ._random import standard_exponential, standard_gamma, standard_normal, uniform
 
 PG_EXACT = 0
@@ -47,7 +48,7 @@ _TRUNC = 0.64  # Devroye's switch point between the two series envelopes
 _TINY = 1e-300
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def pg_mean(b, c):
     """E[PG(b, c)] = b / (2c) tanh(c / 2), stable near c = 0."""
     x = 0.5 * abs(c)
@@ -56,7 +57,7 @@ def pg_mean(b, c):
     return 0.25 * b * math.tanh(x) / x
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def pg_var(b, c):
     """Var[PG(b, c)], written as b (2 tanh(c/2) - c sech^2(c/2)) / (4 c^3).
 
@@ -72,12 +73,12 @@ def pg_var(b, c):
     return b * (2.0 * math.tanh(x) - c * sech * sech) / (4.0 * c * c * c)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _normal_cdf(x):
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _inverse_gaussian_cdf(x, mu, lam):
     """CDF at x of the inverse Gaussian IG(mu, lam); mu may be +inf."""
     s = math.sqrt(lam / x)
@@ -86,7 +87,7 @@ def _inverse_gaussian_cdf(x, mu, lam):
     return a + math.exp(log_b)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _truncated_inverse_gaussian(state, z, t):
     """IG(1/z, 1) truncated to (0, t) (Devroye's proposal for small x)."""
     mu = 1.0 / z if z > 0.0 else math.inf
@@ -114,7 +115,7 @@ def _truncated_inverse_gaussian(state, z, t):
             return x
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _series_coefficient(n, x):
     """Devroye's piecewise coefficient a_n(x) for J*(1)."""
     k = n + 0.5
@@ -124,7 +125,7 @@ def _series_coefficient(n, x):
     return u * math.sqrt(u) * _PI * k * math.exp(-2.0 * k * k / x)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _devroye_constants(c):
     """(z, f(z), probability of the right envelope piece) of Devroye's sampler."""
     z = 0.5 * abs(c)
@@ -143,7 +144,7 @@ def _devroye_constants(c):
 _FIRST_STEP_SQUEEZE = 3.0 * max(math.exp(-_PI2 * _TRUNC), math.exp(-4.0 / _TRUNC))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _devroye_draw(state, z, fz, right_probability):
     """One exact PG(1, 2z) draw given the constants of :func:`_devroye_constants`."""
     left_probability = 1.0 - right_probability
@@ -181,14 +182,14 @@ def _devroye_draw(state, z, fz, right_probability):
                     break
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def pg1_devroye(state, c):
     """Exact PG(1, c) draw by Devroye's alternating-series method."""
     z, fz, right = _devroye_constants(c)
     return _devroye_draw(state, z, fz, right)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _pg_gamma_series(state, b, c, n_terms):
     """First ``n_terms`` terms of the gamma series, scaled to the exact mean."""
     d = c * c / (4.0 * _PI2)
@@ -246,7 +247,7 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _ENVELOPE_SLACK = 1.01  # G(x) exceeds max(G(t), G(inf)) by < 0.2 % (h near 1)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _upper_gamma_q(a, x):
     """Regularized upper incomplete gamma Q(a, x), a > 0, x >= 0."""
     if x <= 0.0:
@@ -286,7 +287,7 @@ def _upper_gamma_q(a, x):
     return math.exp(log_front) * h
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _alternating_start(h, x):
     """Smallest N such that a_m(x | h) is non-increasing for all m >= N."""
     n = 0
@@ -300,7 +301,7 @@ def _alternating_start(h, x):
         n += 1
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _jstar_density_ratio_test(h, x, target):
     """Decide ``target <= f(x | h) / a_0(x | h)`` exactly by the alternating series.
 
@@ -332,7 +333,7 @@ def _jstar_density_ratio_test(h, x, target):
             return target <= s
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _jstar_density(h, x, n_max):
     """f(x | h) of J*(h) from ``n_max`` terms of the alternating series (x small)."""
     total = 0.0
@@ -346,7 +347,7 @@ def _jstar_density(h, x, n_max):
     return total
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _alternate_truncation(h):
     """Switch point t between the two envelope pieces (in (0.6, 1.5), below 6)."""
     if h < 1.0:
@@ -354,7 +355,7 @@ def _alternate_truncation(h):
     return min(0.6 + 0.1 * h, 1.5)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _alternate_constants(h, z):
     """(t, log C, probability of the left piece, lambda_z) for J*(h, z)."""
     t = _alternate_truncation(h)
@@ -380,7 +381,7 @@ def _alternate_constants(h, z):
     return t, log_c, left, lam_z
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _truncated_gamma_right(state, h, s):
     """Gamma(h, 1) truncated to (s, inf)."""
     if h >= 1.0 and s <= h:
@@ -404,7 +405,7 @@ def _truncated_gamma_right(state, h, s):
             return y
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _jstar_alternate(state, h, z, t, log_c, left, lam_z):
     """One exact J*(h, z) draw (any h > 0) given :func:`_alternate_constants`."""
     h2 = h * h
@@ -426,7 +427,7 @@ def _jstar_alternate(state, h, z, t, log_c, left, lam_z):
             return x
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def pg_alternate(state, h, c):
     """Exact PG(h, c) for any real h > 0 by the alternate method (one draw)."""
     z = 0.5 * abs(c)
@@ -434,7 +435,7 @@ def pg_alternate(state, h, c):
     return 0.25 * _jstar_alternate(state, h, z, t, log_c, left, lam_z)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _pg_fractional(state, r, c):
     """Exact PG(r, c) for 0 < r < 1 by the alternate method (:func:`pg_alternate`).
 
@@ -445,7 +446,7 @@ def _pg_fractional(state, r, c):
     return pg_alternate(state, r, c)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _pg_exact_with(state, b, c, z, fz, right):
     """Exact PG(b, c) given the Devroye constants of c (sum rule over int(b))."""
     n = int(b)
@@ -458,14 +459,14 @@ def _pg_exact_with(state, b, c, z, fz, right):
     return x
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def pg_exact(state, b, c):
     # The envelope constants depend on c only: computed once for the sum.
     z, fz, right = _devroye_constants(c)
     return _pg_exact_with(state, b, c, z, fz, right)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def pg_draw(state, b, c, method, n_terms):
     """One PG(b, c) draw with the chosen ``method`` code; 0 for b <= 0."""
     if b <= 0.0:
@@ -496,7 +497,7 @@ def pg_draw(state, b, c, method, n_terms):
     return _pg_gaussian(state, b, c)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def pg_draw_fast(state, b, c, method, n_terms):
     """:func:`pg_draw` with the Gaussian method inlined in the caller (the
     correlated model draws K of them per document and sub-iteration, where a
@@ -507,7 +508,7 @@ def pg_draw_fast(state, b, c, method, n_terms):
     return pg_draw(state, b, c, method, n_terms)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _pg_gaussian(state, b, c):
     """N(E[X], Var[X]) redrawn while not positive; mean and variance share one tanh."""
     c = abs(c)
@@ -528,7 +529,7 @@ def _pg_gaussian(state, b, c):
     return m
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def pg_draw_many(states, b, c, method, n_terms, out):
     """Fill ``out[i]`` with PG(b[i], c[i]) using stream ``states[i % n]``.
 

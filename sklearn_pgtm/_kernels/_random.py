@@ -14,6 +14,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ._config import CACHE
+
 _U5 = np.uint64(5)
 _U7 = np.uint64(7)
 _U9 = np.uint64(9)
@@ -47,12 +49,12 @@ def seed_from(random_state):
     return int(random_state.randint(0, 2**63 - 1, dtype=np.int64))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _rotl(x, k):
     return (x << k) | (x >> (_U64 - k))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def next_u64(state):
     """Advance one xoshiro256** state (a ``uint64[4]`` view) and return 64 bits."""
     result = _rotl(state[1] * _U5, _U7) * _U9
@@ -66,7 +68,7 @@ def next_u64(state):
     return result
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def uniform(state):
     """Uniform draw in the open interval (0, 1)."""
     return ((next_u64(state) >> _U11) + 0.5) * _TWO_M53
@@ -104,7 +106,7 @@ _NORM_X, _NORM_RATIO, _NORM_F = _ziggurat_tables(
     0.00492867323399)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def standard_exponential(state):
     """Exp(1) draw by the ziggurat method (one 64-bit word in ~99 % of draws)."""
     while True:
@@ -122,7 +124,7 @@ def standard_exponential(state):
             return x
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def standard_normal(state):
     """Standard normal draw by the ziggurat method (sign from a spare bit)."""
     while True:
@@ -147,7 +149,7 @@ def standard_normal(state):
             return -x if negative else x
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def standard_gamma(state, shape):
     """Gamma(shape, 1) draw by Marsaglia and Tsang (2000).
 
@@ -175,7 +177,7 @@ def standard_gamma(state, shape):
             return d * v * boost
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def beta(state, a, b):
     """Beta(a, b) draw as a ratio of gammas."""
     x = standard_gamma(state, a)
@@ -187,7 +189,7 @@ def beta(state, a, b):
     return x / s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def search_cumulative(cumulative, n, u):
     """First index of ``cumulative[:n]`` (non-decreasing) whose value exceeds
     ``u`` (binary search; n - 1 if none does)."""
@@ -202,7 +204,7 @@ def search_cumulative(cumulative, n, u):
     return lo
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def categorical(state, cumulative, n):
     """Index drawn from the unnormalized cumulative weights ``cumulative[:n]``."""
     return search_cumulative(cumulative, n, uniform(state) * cumulative[n - 1])
@@ -216,7 +218,7 @@ _U30 = np.uint64(30)
 _U31 = np.uint64(31)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _splitmix64(x):
     z = x + _GOLDEN
     z = (z ^ (z >> _U30)) * _MIX1
@@ -224,7 +226,7 @@ def _splitmix64(x):
     return z ^ (z >> _U31)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _document_streams(seed, doc_ptr, word_ids, states):
     for d in range(doc_ptr.shape[0] - 1):
         h = np.uint64(seed)
@@ -251,7 +253,7 @@ def document_streams(seed, doc_ptr, word_ids):
     return states
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def dirichlet_rows(counts, alpha, states, lo, hi, out):
     """``out[d] ~ Dirichlet(counts[d] + alpha)`` for rows ``lo:hi``, row ``d``
     drawing from its own stream ``states[d]``."""

@@ -9,10 +9,11 @@ filled by :func:`response_terms`. User guide: :ref:`slda`.
 import numpy as np
 from numba import njit
 
+from ._config import CACHE
 from ._polyagamma import pg_draw
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def draw_augmentation(doc_topic, doc_lengths, eta, c, method, n_terms, states, lo, hi, out):
     """lambda_d ~ PG(c, omega_d), omega_d = eta . zbar_d, for documents ``lo:hi``.
 
@@ -32,7 +33,7 @@ def draw_augmentation(doc_topic, doc_lengths, eta, c, method, n_terms, states, l
         out[d] = pg_draw(states[d], c, omega / n_d, method, n_terms)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def response_terms(doc_topic, doc_lengths, eta, kappa, lam, response):
     """Fill the per-document coefficients of the supervised factor.
 

@@ -22,10 +22,11 @@ import math
 
 from numba import njit
 
+from ._config import CACHE
 from ._polyagamma import pg_draw
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=CACHE, nogil=True, inline="always")
 def log_sigmoid_pair(x):
     """``(log sigmoid(x), log(1 - sigmoid(x)))`` without overflow."""
     if x >= 0.0:
@@ -35,7 +36,7 @@ def log_sigmoid_pair(x):
     return x + log_one_minus, log_one_minus
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def stick_breaking(psi, out):
     """``out[i] = pi(psi[i])``: (n, K - 1) logits to (n, K) probabilities."""
     n_rows, n_sticks = psi.shape
@@ -48,7 +49,7 @@ def stick_breaking(psi, out):
         out[i, n_sticks] = math.exp(log_rest)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def inverse_stick_breaking(pi, out):
     """``out[i] = psi`` with ``pi(psi) = pi[i]``: (n, K) to (n, K - 1).
 
@@ -65,7 +66,7 @@ def inverse_stick_breaking(pi, out):
             out[i, k - 1] = math.log(pi[i, k - 1]) - math.log(rest)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def stick_counts(counts, out):
     """Stick counts ``out[i, k] = N_ik = sum_{j>=k} counts[i, j]`` for k < K - 1.
 
@@ -79,7 +80,7 @@ def stick_counts(counts, out):
             out[i, k - 1] = rest + counts[i, k - 1]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def draw_stick_augmentation(counts, psi, method, n_terms, states, lo, hi, omega, kappa):
     """Pólya-Gamma augmentation of rows ``lo:hi`` of a stick-breaking multinomial.
 

@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from ._config import CACHE
 from ._intrinsics import PREFETCH_DISTANCE, exp_nonpositive, prefetch, prefetch_row, prefetch_span
 from ._random import search_cumulative, uniform
 
@@ -164,7 +165,7 @@ def _start_topic_scale(words):
         return lambda words: None
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=CACHE, nogil=True, inline="always")
 def move_word_count(word_topic, topic_total, inv_total, beta_sum, w, k, step):
     """Add ``step`` (+1 or -1) tokens of word ``w`` to topic ``k`` and refresh
     the cached ``1 / (C_k + V beta)``: the one count update of every
@@ -260,7 +261,7 @@ def _response_move(response, d, old, new):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@njit(cache=CACHE, nogil=True, fastmath=True)
 def _weight_total(coef, words, response, response_w, w, n_topics):
     """sum_k coef[k] word(w, k) response(k), by a vectorized reduction
     (summation order free)."""
@@ -270,7 +271,7 @@ def _weight_total(coef, words, response, response_w, w, n_topics):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _sweep_block(tokens, docs, words, response, states, block):
     """Resample the topics of the tokens of ``block`` (see the module doc).
 
@@ -335,7 +336,7 @@ def _sweep_block(tokens, docs, words, response, states, block):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def sample_lda(tokens, word_topic, topic_total, alpha, beta, states, block):
     """LDA sweep of ``block``: prior ``alpha`` (K,), collapsed words with ``beta``."""
     words = CollapsedWords(word_topic, topic_total, np.empty(alpha.shape[0]), beta,
@@ -343,7 +344,7 @@ def sample_lda(tokens, word_topic, topic_total, alpha, beta, states, block):
     _sweep_block(tokens, DocPrior(alpha), words, NoResponse(), states, block)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def sample_supervised(tokens, word_topic, topic_total, alpha, beta, response, states, block):
     """Gibbs sLDA sweep of ``block``: LDA factors times a :class:`BinaryResponse`."""
     words = CollapsedWords(word_topic, topic_total, np.empty(alpha.shape[0]), beta,
@@ -351,7 +352,7 @@ def sample_supervised(tokens, word_topic, topic_total, alpha, beta, response, st
     _sweep_block(tokens, DocPrior(alpha), words, response, states, block)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def sample_weighted(tokens, word_topic, topic_total, weights, beta, states, block):
     """Sweep of ``block`` with fixed document weights ``weights`` (D, K) and
     collapsed words (the correlated topic model)."""
@@ -360,7 +361,7 @@ def sample_weighted(tokens, word_topic, topic_total, weights, beta, states, bloc
     _sweep_block(tokens, DocWeights(weights), words, NoResponse(), states, block)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def sample_fixed_topics(tokens, phi, alpha, states, block):
     """Sweep of ``block`` with the topics fixed at ``phi`` (V, K) and a
     collapsed Dirichlet ``alpha`` on the documents (inference of new
@@ -368,7 +369,7 @@ def sample_fixed_topics(tokens, phi, alpha, states, block):
     _sweep_block(tokens, DocPrior(alpha), FixedWords(phi), NoResponse(), states, block)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def sample_fixed_topics_weighted(tokens, phi, weights, states, block):
     """Sweep of ``block`` with the topics fixed at ``phi`` (V, K) and fixed
     document weights ``weights`` (D, K) (the correlated topic model's
@@ -381,7 +382,7 @@ def sample_fixed_topics_weighted(tokens, phi, weights, states, block):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def word_topic_lists(word_topic):
     """Nonzero-topic lists of every word for :func:`sample_lda_sparse`.
 
@@ -408,7 +409,7 @@ def word_topic_lists(word_topic):
     return ptr, lists, length
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def sample_lda_sparse(tokens, word_topic, topic_total, alpha, beta, states, block, word_lists):
     """SparseLDA sweep of ``block`` (Yao, Mimno & McCallum 2009).
 
@@ -565,7 +566,7 @@ def sample_lda_sparse(tokens, word_topic, topic_total, alpha, beta, states, bloc
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def initialize_topics(tokens, word_topic, topic_total, states):
     """Uniformly random topics for every token, and the counts they imply
     (``doc_topic``, ``word_topic`` and ``topic_total`` must start at 0)."""

@@ -1,5 +1,6 @@
 """Datasets shipped with sklearn-pgtm (no network access needed)."""
 
 from ._religion import load_religion_corpus
+from ._wonderland import load_wonderland
 
-__all__ = ["load_religion_corpus"]
+__all__ = ["load_religion_corpus", "load_wonderland"]

@@ -1,0 +1,465 @@
+"""MultinomialLDS: recovery, the paper's text protocol against peers, defaults, threads.
+
+1. Recovery on data drawn from the model: a 4-d state (two damped rotations)
+   observed through 20 categories, 20 counts per step; the spectrum of the
+   fitted dynamics matrix against the true one, and the smoothed category
+   probabilities against the true ones (and against raw frequencies).
+2. Text (Linderman et al. 2015, section 5): Alice's Adventures in
+   Wonderland, vocabulary of the 1,000 most frequent words, the first 4,000
+   in-vocabulary tokens, the last 100 held out. Predictive log-likelihood
+   per held-out token (each token predicted from all earlier tokens)
+   minus that of a multinomial at the training mean (add-one smoothing:
+   21 of the 100 held-out tokens are words unseen in training). Peers in the
+   same run: hmmlearn's CategoricalHMM with 10 states (at its defaults, and
+   with a Dirichlet emission prior chosen on a validation split), and a
+   Gaussian LDS with a 10-d state fitted by EM to the raw one-hot vectors
+   (written here; its predicted mean vector, clipped at 0 and renormalized,
+   mixed with the training-mean multinomial with a weight chosen on the
+   validation split).
+3. Defaults: validation split (train on the first 3,800 tokens, score the
+   next 100), one parameter at a time around the defaults, the number of
+   sweeps from one long chain, the particle count.
+4. Threads: same random_state -> identical fit for n_jobs = 1 and 2; time.
+
+Usage: python benchmarks/lds.py [--quick] [--parts recovery text defaults threads]
+"""
+
+import argparse
+import copy
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _results import markdown_table, write_section  # noqa: E402
+
+
+# ----------------------------------------------------------------- recovery
+
+
+def simulate(seed, n_rows, n_counts=20, n_categories=20):
+    """Two damped rotations (eigenvalues 0.98 e^{+-0.15 i}, 0.9 e^{+-0.6 i})."""
+    from sklearn_pgtm._kernels._stick_breaking import stick_breaking
+
+    rng = np.random.default_rng(seed)
+
+    def rotation(radius, angle):
+        return radius * np.array([[np.cos(angle), -np.sin(angle)],
+                                  [np.sin(angle), np.cos(angle)]])
+
+    A = np.zeros((4, 4))
+    A[:2, :2] = rotation(0.98, 0.15)
+    A[2:, 2:] = rotation(0.9, 0.6)
+    Q = 0.02 * np.eye(4)
+    C = rng.normal(size=(n_categories - 1, 4))
+    mu = rng.normal(scale=0.5, size=n_categories - 1) - np.log(
+        np.arange(n_categories - 1, 0, -1))  # roughly uniform categories
+    z = np.zeros((n_rows, 4))
+    for t in range(1, n_rows):
+        z[t] = A @ z[t - 1] + rng.multivariate_normal(np.zeros(4), Q)
+    pi = np.empty((n_rows, n_categories))
+    stick_breaking(np.ascontiguousarray(z @ C.T + mu), pi)
+    X = np.vstack([rng.multinomial(n_counts, p / p.sum()) for p in pi])
+    return X, pi, A
+
+
+def matched_eigenvalues(true, fitted):
+    from scipy.optimize import linear_sum_assignment
+
+    cost = np.abs(true[:, None] - fitted[None, :])
+    rows, cols = linear_sum_assignment(cost)
+    return true[rows], fitted[cols]
+
+
+def recovery(quick):
+    from sklearn_pgtm import MultinomialLDS
+
+    n_rows = 300 if quick else 1000
+    X, pi, A = simulate(0, n_rows)
+    raw = X / X.sum(axis=1, keepdims=True)
+    err_raw = np.abs(raw - pi).sum(axis=1).mean() / 2
+    body = (f"T = {n_rows} steps, 20 categories, 20 counts per step, L = 4 (true and fitted), "
+            "other parameters at their defaults. Eigenvalues matched by the Hungarian "
+            "algorithm on their complex distance. Smoothed probabilities (`predict_proba`) "
+            "against the true ones: mean total-variation distance per step; raw frequencies "
+            f"x_t / N_t give {err_raw:.4f}.\n")
+    summary = {}
+    for max_iter in ([60] if quick else [None, 400]):
+        params = {} if max_iter is None else {"max_iter": max_iter}
+        t0 = time.perf_counter()
+        lds = MultinomialLDS(4, random_state=0, **params).fit(X)
+        seconds = time.perf_counter() - t0
+        true, fitted = matched_eigenvalues(np.linalg.eigvals(A),
+                                           np.linalg.eigvals(lds.dynamics_matrix_))
+        err_smoothed = np.abs(lds.predict_proba(X) - pi).sum(axis=1).mean() / 2
+        eig_rows = [(f"{t.real:+.3f}{t.imag:+.3f}i", f"{f.real:+.3f}{f.imag:+.3f}i",
+                     abs(t), abs(f), abs(np.angle(t)), abs(np.angle(f)))
+                    for t, f in sorted(zip(true, fitted),
+                                       key=lambda p: (-abs(p[0]), p[0].imag))]
+        label = f"max_iter={lds.max_iter}" + (" (default)" if max_iter is None else "")
+        body += (f"\n**{label}** (fit {seconds:.1f} s): smoothed TV distance "
+                 f"**{err_smoothed:.4f}** (ratio to raw {err_smoothed / err_raw:.3f})\n\n"
+                 + markdown_table(["true eigenvalue", "fitted", "|true|", "|fitted|",
+                                   "angle true", "angle fitted"], eig_rows) + "\n")
+        summary[f"{label}: max |modulus error|"] = float(
+            np.max(np.abs(np.abs(true) - np.abs(fitted))))
+        summary[f"{label}: max |angle error|"] = float(
+            np.max(np.abs(np.abs(np.angle(true)) - np.abs(np.angle(fitted)))))
+        summary[f"{label}: TV smoothed / raw"] = float(err_smoothed / err_raw)
+    return body, summary
+
+
+# --------------------------------------------------------------- text peers
+
+
+def multinomial_baseline(train_ids, test_ids, n_words):
+    counts = np.bincount(train_ids, minlength=n_words) + 1.0
+    return float(np.log(counts[test_ids] / counts.sum()).sum())
+
+
+def hmm_log_predictive(train_ids, test_ids, n_words, seed, **params):
+    from hmmlearn.hmm import CategoricalHMM
+
+    hmm = CategoricalHMM(n_components=10, n_features=n_words, random_state=seed, **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hmm.fit(train_ids[:, None])
+        full = np.r_[train_ids, test_ids][:, None]
+        return float(hmm.score(full) - hmm.score(train_ids[:, None]))
+
+
+class GaussianLDS:
+    """Linear-Gaussian state space model of raw vectors y_t (one-hot here),
+    fitted by EM (Kalman filter / RTS smoother E-step, closed-form M-step):
+    z_t = A z_{t-1} + N(0, Q), y_t = C z_t + d + N(0, diag(r))."""
+
+    def __init__(self, dim=10, n_iter=50, seed=0):
+        self.dim, self.n_iter, self.seed = dim, n_iter, seed
+
+    def _smooth(self, ids):
+        A, Q, C, d, r = self.A, self.Q, self.C, self.d, self.r
+        T, L = ids.shape[0], self.dim
+        CR = C.T / r  # (L, V)
+        J_obs = CR @ C
+        h_const = CR @ d
+        m_f = np.empty((T, L))
+        P_f = np.empty((T, L, L))
+        m_p, P_p = self.m0, self.P0
+        m_pred = np.empty((T, L))
+        P_pred = np.empty((T, L, L))
+        for t in range(T):
+            m_pred[t], P_pred[t] = m_p, P_p
+            J = np.linalg.inv(P_p) + J_obs
+            P = np.linalg.inv(J)
+            m = P @ (np.linalg.solve(P_p, m_p) + CR[:, ids[t]] - h_const)
+            m_f[t], P_f[t] = m, P
+            m_p, P_p = A @ m, A @ P @ A.T + Q
+        m_s, P_s = m_f.copy(), P_f.copy()
+        cross = np.zeros((T, L, L))  # E[z_t z_{t-1}'] - means, t >= 1
+        for t in range(T - 2, -1, -1):
+            G = P_f[t] @ A.T @ np.linalg.inv(P_pred[t + 1])
+            m_s[t] = m_f[t] + G @ (m_s[t + 1] - m_pred[t + 1])
+            P_s[t] = P_f[t] + G @ (P_s[t + 1] - P_pred[t + 1]) @ G.T
+            cross[t + 1] = P_s[t + 1] @ G.T
+        return m_s, P_s, cross
+
+    def fit(self, ids, n_words):
+        rng = np.random.default_rng(self.seed)
+        L = self.dim
+        T = ids.shape[0]
+        Y_mean = np.bincount(ids, minlength=n_words) / T
+        self.A, self.Q = 0.9 * np.eye(L), 0.1 * np.eye(L)
+        self.C = 0.01 * rng.normal(size=(n_words, L))
+        self.d, self.r = Y_mean.copy(), np.full(n_words, 0.1)
+        self.m0, self.P0 = np.zeros(L), np.eye(L)
+        for _ in range(self.n_iter):
+            m, P, cross = self._smooth(ids)
+            Ezz = P + np.einsum("ti,tj->tij", m, m)
+            Ezz1 = cross[1:] + np.einsum("ti,tj->tij", m[1:], m[:-1])
+            S11, S10, S00 = Ezz[1:].sum(0), Ezz1.sum(0), Ezz[:-1].sum(0)
+            self.A = S10 @ np.linalg.inv(S00)
+            self.Q = (S11 - self.A @ S10.T) / (T - 1)
+            self.Q = 0.5 * (self.Q + self.Q.T) + 1e-8 * np.eye(L)
+            # [C d] from E[u u'] with u = (z, 1).
+            Euu = np.zeros((L + 1, L + 1))
+            Euu[:L, :L], Euu[:L, L], Euu[L, :L], Euu[L, L] = Ezz.sum(0), m.sum(0), m.sum(0), T
+            Yu = np.zeros((n_words, L + 1))
+            np.add.at(Yu, ids, np.c_[m, np.ones(T)])
+            W = Yu @ np.linalg.inv(Euu)
+            self.C, self.d = W[:, :L], W[:, L]
+            counts = np.bincount(ids, minlength=n_words)
+            self.r = np.maximum((counts - np.einsum("vi,vi->v", W, Yu)) / T, 1e-4)
+            self.m0, self.P0 = m[0], P[0] + 1e-6 * np.eye(L)
+        return self
+
+    def log_predictive(self, train_ids, test_ids, baseline_p, weight):
+        """sum log p(test token | earlier tokens), p = (1 - weight) clip-normalized
+        predicted mean + weight * baseline."""
+        A, Q, C, d, r = self.A, self.Q, self.C, self.d, self.r
+        CR = C.T / r
+        J_obs, h_const = CR @ C, CR @ d
+        m_p, P_p = self.m0, self.P0
+        total = 0.0
+        for t, w in enumerate(np.r_[train_ids, test_ids]):
+            if t >= train_ids.shape[0]:
+                mean = np.maximum(C @ m_p + d, 0.0)
+                p = (1 - weight) * mean / mean.sum() + weight * baseline_p
+                total += np.log(p[w])
+            P = np.linalg.inv(np.linalg.inv(P_p) + J_obs)
+            m = P @ (np.linalg.solve(P_p, m_p) + CR[:, w] - h_const)
+            m_p, P_p = A @ m, A @ P @ A.T + Q
+        return float(total)
+
+
+def text_protocol(quick):
+    from sklearn_pgtm import MultinomialLDS
+    from sklearn_pgtm.datasets import load_wonderland
+
+    alice = load_wonderland(n_words=1000, n_tokens=4000)
+    X, ids, V = alice.X, alice.token_ids, 1000
+    X_train, X_test = X[:-100], X[-100:]
+    train, test = ids[:-100], ids[-100:]
+    val_train, val = ids[:-200], ids[-200:-100]
+    base = multinomial_baseline(train, test, V)
+    base_val = multinomial_baseline(val_train, val, V)
+    seeds = [0] if quick else [0, 1, 2]
+    rows = []
+    results = {}
+
+    # SBM-LDS at defaults.
+    lds_params = {"max_iter": 60} if quick else {}
+    rel, seconds, per_sweep = [], [], []
+    for seed in seeds:
+        t0 = time.perf_counter()
+        lds = MultinomialLDS(10, random_state=seed, **lds_params).fit(X_train)
+        seconds.append(time.perf_counter() - t0)
+        per_sweep.append(seconds[-1] / lds.n_iter_)
+        score = lds.score(X_test, continue_training=True) * 100
+        rel.append((score - base) / 100)
+    results["SBM-LDS"] = rel
+    rows.append(("MultinomialLDS (defaults" + (", max_iter=60" if quick else "") + ")",
+                 f"{np.mean(rel):+.4f}", f"{np.std(rel):.4f}",
+                 f"{np.mean(seconds):.1f} ({np.mean(per_sweep):.3f} s/sweep)"))
+
+    # HMM at hmmlearn's defaults (no emission smoothing) and tuned.
+    rel, seconds = [], []
+    for seed in seeds:
+        t0 = time.perf_counter()
+        rel.append((hmm_log_predictive(train, test, V, seed) - base) / 100)
+        seconds.append(time.perf_counter() - t0)
+    rows.append(("CategoricalHMM(10), hmmlearn defaults", f"{np.mean(rel):+.4f}",
+                 f"{np.std(rel):.4f}", f"{np.mean(seconds):.1f}"))
+    priors = [1.1, 2.0] if quick else [1.01, 1.1, 1.5, 2.0, 3.0]
+    val_scores = {p: np.mean([hmm_log_predictive(val_train, val, V, s, emissionprob_prior=p,
+                                                 n_iter=100) for s in seeds]) for p in priors}
+    best_prior = max(val_scores, key=val_scores.get)
+    rel, seconds = [], []
+    for seed in seeds:
+        t0 = time.perf_counter()
+        rel.append((hmm_log_predictive(train, test, V, seed, emissionprob_prior=best_prior,
+                                       n_iter=100) - base) / 100)
+        seconds.append(time.perf_counter() - t0)
+    results["HMM"] = rel
+    rows.append((f"CategoricalHMM(10), emissionprob_prior={best_prior} (validation), "
+                 "n_iter=100", f"{np.mean(rel):+.4f}", f"{np.std(rel):.4f}",
+                 f"{np.mean(seconds):.1f}"))
+
+    # Gaussian LDS on one-hot vectors.
+    n_em = 10 if quick else 50
+    weights = [0.01, 0.05, 0.1, 0.2, 0.5]
+    baseline_val_p = (np.bincount(val_train, minlength=V) + 1.0)
+    baseline_val_p /= baseline_val_p.sum()
+    glds_val = GaussianLDS(10, n_em, seed=0).fit(val_train, V)
+    val_w = {w: glds_val.log_predictive(val_train, val, baseline_val_p, w) for w in weights}
+    best_w = max(val_w, key=val_w.get)
+    baseline_p = np.bincount(train, minlength=V) + 1.0
+    baseline_p /= baseline_p.sum()
+    rel, seconds = [], []
+    for seed in seeds:
+        t0 = time.perf_counter()
+        glds = GaussianLDS(10, n_em, seed=seed).fit(train, V)
+        seconds.append(time.perf_counter() - t0)
+        rel.append((glds.log_predictive(train, test, baseline_p, best_w) - base) / 100)
+    results["Gaussian LDS"] = rel
+    rows.append((f"Gaussian LDS on one-hot counts (EM {n_em} iterations, L=10, mixing weight "
+                 f"{best_w} (validation))", f"{np.mean(rel):+.4f}", f"{np.std(rel):.4f}",
+                 f"{np.mean(seconds):.1f}"))
+
+    body = (
+        "Alice's Adventures in Wonderland (`load_wonderland(n_words=1000, n_tokens=4000)`), "
+        "first 3,900 tokens for training, last 100 held out. Predictive log-likelihood per "
+        "held-out token relative to a multinomial at the training mean (add-one: "
+        f"{base / 100:.4f} nats per token); mean and standard deviation over seeds "
+        f"{seeds}. MultinomialLDS scores with `score(X_test, continue_training=True)` "
+        "(particle filter per kept posterior draw).\n\n"
+        + markdown_table(["model", "relative log-lik. per token", "sd over seeds",
+                          "fit seconds"], rows)
+        + f"\n\nValidation (train on the first 3,800 tokens, score the next 100; baseline "
+        f"{base_val / 100:.4f}): HMM emission prior "
+        + ", ".join(f"{p}: {(v - base_val) / 100:+.4f}" for p, v in val_scores.items())
+        + "; Gaussian LDS mixing weight "
+        + ", ".join(f"{w}: {(v - base_val) / 100:+.4f}" for w, v in val_w.items()) + ".\n"
+    )
+    summary = {
+        "SBM-LDS rel": float(np.mean(results["SBM-LDS"])),
+        "HMM rel (tuned)": float(np.mean(results["HMM"])),
+        "Gaussian LDS rel": float(np.mean(results["Gaussian LDS"])),
+        "SBM-LDS > HMM": bool(np.mean(results["SBM-LDS"]) > np.mean(results["HMM"])),
+        "SBM-LDS > Gaussian LDS": bool(np.mean(results["SBM-LDS"])
+                                       > np.mean(results["Gaussian LDS"])),
+        "seconds per sweep": float(np.mean(per_sweep)),
+    }
+    return body, summary
+
+
+# ----------------------------------------------------------------- defaults
+
+
+def chain_prefix_models(X_train, sweeps, random_state=0):
+    """The fits ``MultinomialLDS(10, max_iter=m, random_state=random_state)`` for
+    every m in ``sweeps``, from one chain: a fit with max_iter = m is the first m
+    sweeps of the same chain (its random streams do not depend on max_iter),
+    kept draws chosen by the estimator's own rule."""
+    from sklearn.utils import check_random_state
+
+    from sklearn_pgtm import MultinomialLDS
+    from sklearn_pgtm._kernels._random import seed_from
+    from sklearn_pgtm._lds import _GibbsChain
+
+    template = MultinomialLDS(10, max_iter=1, random_state=random_state).fit(X_train)
+    chain_seed = seed_from(check_random_state(random_state))
+    data = template._stick_data(X_train, np.array([0, X_train.shape[0]]))
+    chain = _GibbsChain(data, template._prior, chain_seed, 1, "auto", 8)
+    draws = []
+    for _ in range(max(sweeps)):
+        chain.sweep()
+        draws.append((chain.A, chain.Q, chain.C, chain.mu, chain.z[-1].copy()))
+    models = {}
+    for m in sweeps:
+        model = copy.copy(template)
+        model.max_iter = m
+        kept = sorted(model._kept_sweeps())
+        model._samples = {key: np.ascontiguousarray(np.stack([draws[i][j] for i in kept]))
+                          for j, key in enumerate(["A", "Q", "C", "mu", "z_end"])}
+        A, Q, C, mu, _ = draws[m - 1]
+        model.dynamics_matrix_, model.dynamics_covariance_ = A, Q
+        model.emission_matrix_, model.emission_offset_ = C, mu
+        model.n_iter_ = m
+        models[m] = model
+    return models
+
+
+def defaults(quick):
+    from sklearn_pgtm import MultinomialLDS
+    from sklearn_pgtm.datasets import load_wonderland
+
+    alice = load_wonderland(n_words=1000, n_tokens=3900)
+    X, ids = alice.X, alice.token_ids
+    X_train, X_val = X[:-100], X[-100:]
+    base = multinomial_baseline(ids[:-100], ids[-100:], 1000) / 100
+    max_iter = 40 if quick else 100
+
+    def rel(model, X_eval=X_val):
+        return model.score(X_eval, continue_training=True) - base
+
+    rows = []
+    grid = [{}]
+    if not quick:
+        grid += [{"state_noise_prior": 1e-3}, {"state_noise_prior": 1e-1},
+                 {"emission_prior_scale": 0.1}, {"emission_prior_scale": 1.0},
+                 {"offset_pseudo_count": 3.0}, {"offset_prior_scale": 0.3}]
+    for params in grid:
+        t0 = time.perf_counter()
+        lds = MultinomialLDS(10, max_iter=max_iter, random_state=0, **params).fit(X_train)
+        seconds = (time.perf_counter() - t0) / max_iter
+        rows.append((", ".join(f"{k}={v}" for k, v in params.items()) or "defaults",
+                     f"{rel(lds):+.4f}", f"{seconds:.3f}"))
+        print("  ", rows[-1], flush=True)
+    # Category order: the vocabulary is already sorted by frequency; shuffle
+    # the columns to see what "given" (an arbitrary order) costs.
+    perm = np.random.default_rng(0).permutation(1000)
+    t0 = time.perf_counter()
+    lds = MultinomialLDS(10, max_iter=max_iter, random_state=0, category_order="given").fit(
+        X_train[:, perm])
+    seconds = (time.perf_counter() - t0) / max_iter
+    rows.append(("category_order='given' on shuffled columns",
+                 f"{rel(lds, X_val[:, perm]):+.4f}", f"{seconds:.3f}"))
+    body = (f"Validation split: train on the first 3,800 tokens, score the next 100 "
+            f"(continuing the training text), max_iter={max_iter} (other parameters at their "
+            "defaults), random_state=0. Relative to the add-one multinomial at the training "
+            "mean.\n\n"
+            + markdown_table(["setting", "relative log-lik. per token", "s/sweep"], rows))
+    sweeps = [20, 40] if quick else [25, 50, 100, 200, 400]
+    models = chain_prefix_models(X_train, sweeps)
+    curve = [(m, f"{rel(models[m]):+.4f}") for m in sweeps]
+    body += ("\n\nNumber of sweeps (burn-in max_iter // 2, 20 kept draws; the fits are "
+             "prefixes of one chain):\n\n"
+             + markdown_table(["max_iter", "relative log-lik. per token"], curve))
+    lds = models[sweeps[1]]
+    particles = [50, 200] if quick else [100, 500, 2000]
+    spread = []
+    for n in particles:
+        values = []
+        for seed in range(3):
+            lds.set_params(n_particles=n)
+            lds._infer_seed = seed
+            values.append(rel(lds))
+        spread.append((n, f"{np.mean(values):+.4f}", f"{np.std(values):.4f}"))
+    body += ("\n\nParticles (score of the max_iter=%d model with 3 particle-filter seeds):"
+             "\n\n" % sweeps[1]
+             + markdown_table(["n_particles", "mean", "sd"], spread))
+    return body, {"defaults rel (validation)": float(rows[0][1])}
+
+
+def threads(quick):
+    from sklearn_pgtm import MultinomialLDS
+    from sklearn_pgtm.datasets import load_wonderland
+
+    X = load_wonderland(n_words=1000, n_tokens=4000).X[:-100]
+    max_iter = 20 if quick else 100
+    fits, seconds = [], []
+    for n_jobs in (1, 2):
+        t0 = time.perf_counter()
+        fits.append(MultinomialLDS(10, max_iter=max_iter, random_state=0, n_jobs=n_jobs).fit(X))
+        seconds.append(time.perf_counter() - t0)
+    same = all(np.array_equal(getattr(fits[0], a), getattr(fits[1], a))
+               for a in ("dynamics_matrix_", "dynamics_covariance_", "emission_matrix_",
+                         "emission_offset_", "log_likelihood_"))
+    body = (f"Alice (3,900 tokens), max_iter={max_iter}: n_jobs=1 {seconds[0]:.1f} s, "
+            f"n_jobs=2 {seconds[1]:.1f} s (speed-up {seconds[0] / seconds[1]:.2f}x); "
+            f"identical fitted attributes: **{same}**.\n")
+    return body, {"n_jobs 1 == 2": same, "speed-up 2 threads": seconds[0] / seconds[1]}
+
+
+PARTS = {
+    "recovery": ("MultinomialLDS: recovery on data drawn from the model", recovery),
+    "text": ("MultinomialLDS: Alice in Wonderland, the paper's protocol", text_protocol),
+    "defaults": ("MultinomialLDS: defaults (validation split)", defaults),
+    "threads": ("MultinomialLDS: threads", threads),
+}
+
+
+def main(quick=False, parts=None):
+    """Run the parts (all by default); each writes its own RESULTS.md section."""
+    summary = {}
+    for name in parts or list(PARTS):
+        title, fn = PARTS[name]
+        t0 = time.perf_counter()
+        text, values = fn(quick)
+        print(f"{title}: {values} ({time.perf_counter() - t0:.0f} s)", flush=True)
+        write_section(f"lds-{name}", title,
+                      "Machine shared with other jobs while measuring (2 cores, load 5-10); "
+                      "timings are indicative.\n\n" + text)
+        summary.update(values)
+    return summary
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--parts", nargs="*", choices=list(PARTS), default=None)
+    args = parser.parse_args()
+    print(main(quick=args.quick, parts=args.parts))

@@ -1,0 +1,224 @@
+"""Reliability in real deployments (issue 17): numba's cache, read-only
+installs, memory with long documents, threading layers, n_jobs.
+
+Each case runs in a subprocess (a fresh interpreter, its own environment),
+with a timeout.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import sklearn_pgtm
+from sklearn_pgtm._parallel import available_cores, effective_n_jobs
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(sklearn_pgtm.__file__)))
+
+
+def _run(code, env=None, timeout=1800):
+    environ = dict(os.environ)
+    environ.update(env or {})
+    environ["PYTHONPATH"] = ROOT + os.pathsep + environ.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=timeout, env=environ, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+FIT_EVERY_MODEL = """
+import json, sys, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+import sklearn_pgtm as m
+X = np.random.RandomState(0).poisson(1.0, size=(30, 12))
+y = np.arange(30) % 2
+m.GibbsLDA(3, max_iter=4, burn_in=2, random_state=0).fit(X).transform(X)
+m.GibbsLDA(3, max_iter=2, burn_in=0, doc_topic_prior=0.1, topic_word_prior=0.1,
+           method="sparse", random_state=0).fit(X)
+m.EmpiricalBayesLDA(2, n_samples=4, burn_in=2, n_final_iter=2, random_state=0).fit(X)
+m.GibbsSLDAClassifier(3, max_iter=4, burn_in=2, random_state=0).fit(X, y).predict(X)
+m.CorrelatedTopicModel(3, max_iter=4, burn_in=2, random_state=0).fit(X).transform(X)
+m.CorrelatedTopicModel(3, link="stick_breaking", max_iter=4, burn_in=2,
+                       random_state=0).fit(X).transform(X)
+from numba.core.dispatcher import Dispatcher
+misses, hits = [], 0
+for name, module in list(sys.modules.items()):
+    if not name.startswith("sklearn_pgtm"):
+        continue
+    for value in vars(module).values():
+        if isinstance(value, Dispatcher):
+            misses += [f"{name}.{value.__name__}" for _ in value.stats.cache_misses]
+            hits += sum(value.stats.cache_hits.values())
+print(json.dumps({"misses": sorted(set(misses)), "hits": hits}))
+"""
+
+
+def test_kernels_are_compiled_once_and_loaded_from_the_cache_afterwards():
+    # The first process may compile (cold cache); every later one must load
+    # every kernel it uses from the cache: no kernel keyed by an object's
+    # identity (an ndarray default argument, a function passed as argument).
+    _run(FIT_EVERY_MODEL)
+    out = json.loads(_run(FIT_EVERY_MODEL).stdout.strip().splitlines()[-1])
+    assert out["hits"] > 0
+    assert out["misses"] == []
+
+
+def test_every_kernel_uses_the_cache_flag():
+    # cache=True would make the import fail on a read-only install.
+    package = os.path.dirname(sklearn_pgtm.__file__)
+    offenders = []
+    for folder, _, files in os.walk(package):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as f:
+                    if "cache=True" in f.read() and not name == "_config.py":
+                        offenders.append(path)
+    assert offenders == []
+
+
+def test_import_and_fit_on_a_read_only_install():
+    # Numba finds no writable place for its cache (package tree, NUMBA_CACHE_DIR
+    # and HOME read-only): simulated by giving numba no cache locator at all,
+    # which is what it ends up with there. The package must import, say once
+    # how to enable the cache, and fit with kernels compiled in memory.
+    code = """
+    import warnings
+    import numba.core.caching as caching
+    caching._CacheImpl._locator_classes = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        import numpy as np
+        import sklearn_pgtm
+    messages = [str(w.message) for w in caught if "NUMBA_CACHE_DIR" in str(w.message)]
+    assert len(messages) == 1, messages
+    from sklearn_pgtm._kernels._config import CACHE
+    assert CACHE is False
+    X = np.random.RandomState(0).poisson(1.0, size=(20, 8))
+    theta = sklearn_pgtm.GibbsLDA(2, max_iter=3, burn_in=2, random_state=0).fit(X).transform(X)
+    assert np.allclose(theta.sum(axis=1), 1.0)
+    print("ok")
+    """
+    assert _run(code).stdout.strip().endswith("ok")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
+                    reason="permission bits do not bind root")
+def test_import_with_read_only_package_tree_and_home(tmp_path):
+    import shutil
+    import stat
+
+    target = tmp_path / "site"
+    shutil.copytree(os.path.join(ROOT, "sklearn_pgtm"), target / "sklearn_pgtm",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    home = tmp_path / "home"
+    home.mkdir()
+    for path in [home, *target.rglob("*"), target]:
+        path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    code = """
+    import numpy as np, sklearn_pgtm
+    X = np.random.RandomState(0).poisson(1.0, size=(20, 8))
+    sklearn_pgtm.GibbsLDA(2, max_iter=3, burn_in=2, random_state=0).fit(X)
+    print("ok")
+    """
+    env = {"HOME": str(home), "PYTHONPATH": str(target)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    environ = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    environ.update(env)
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=600, env=environ, cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_memory_grows_with_the_tokens_not_with_topics_times_the_longest_document():
+    # One 10^6-token document at K = 200: the old dense histogram alone took
+    # 1.6 GB (1.9 GB peak); now the peak grows by what the tokens need.
+    code = """
+    import json, warnings
+    import numpy as np, scipy.sparse as sp
+    warnings.simplefilter("ignore")
+    import sklearn_pgtm
+
+    def peak():
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+
+    rng = np.random.RandomState(0)
+    long_doc = rng.multinomial(10**6, np.full(1000, 1e-3))
+    X = sp.csr_matrix(np.vstack([long_doc, rng.poisson(1.0, size=(5, 1000))]))
+    small = sp.csr_matrix(rng.poisson(1.0, size=(6, 1000)))
+    sklearn_pgtm.GibbsLDA(200, max_iter=2, burn_in=1, random_state=0).fit(small)
+    sklearn_pgtm.EmpiricalBayesLDA(200, n_samples=4, burn_in=1, n_final_iter=1,
+                                   random_state=0).fit(small)
+    before = peak()
+    sklearn_pgtm.GibbsLDA(200, max_iter=2, burn_in=1, random_state=0).fit(X)
+    sklearn_pgtm.EmpiricalBayesLDA(200, n_samples=4, burn_in=1, n_final_iter=1,
+                                   random_state=0).fit(X)
+    print(json.dumps({"growth_mib": peak() - before}))
+    """
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("needs /proc to read the peak memory")
+    out = json.loads(_run(code).stdout.strip().splitlines()[-1])
+    assert out["growth_mib"] < 250, out
+
+
+def test_concurrent_transform_calls_under_the_workqueue_threading_layer():
+    # No kernel uses numba's parallel threading layers (threads come from
+    # Python's pool), so concurrent calls are safe under any layer; the
+    # workqueue layer used to abort the process here.
+    code = """
+    import threading
+    import numpy as np
+    import sklearn_pgtm
+    X = np.random.RandomState(0).poisson(1.0, size=(40, 10))
+    models = [sklearn_pgtm.GibbsLDA(3, max_iter=4, burn_in=2, random_state=0).fit(X),
+              sklearn_pgtm.CorrelatedTopicModel(3, max_iter=4, burn_in=2, n_jobs=2,
+                                                random_state=0).fit(X)]
+    expected = [m.transform(X) for m in models]
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(5):
+                m = models[i % 2]
+                if not np.array_equal(m.transform(X), expected[i % 2]):
+                    errors.append("different")
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    print("ok")
+    """
+    out = _run(code, env={"NUMBA_THREADING_LAYER": "workqueue"})
+    assert out.stdout.strip().endswith("ok")
+
+
+def test_n_jobs_is_capped_and_zero_is_refused():
+    assert effective_n_jobs(1000) == available_cores()
+    assert effective_n_jobs(1000, n_units=3) <= 3
+    assert effective_n_jobs(-1) == available_cores()
+    with pytest.raises(ValueError, match="n_jobs == 0"):
+        effective_n_jobs(0)
+    X = np.random.RandomState(0).poisson(1.0, size=(20, 8))
+    for cls in (sklearn_pgtm.GibbsLDA, sklearn_pgtm.CorrelatedTopicModel,
+                sklearn_pgtm.EmpiricalBayesLDA):
+        with pytest.raises(ValueError, match="n_jobs"):
+            cls(2, n_jobs=0).fit(X)
+    with pytest.raises(ValueError, match="n_jobs"):
+        sklearn_pgtm.GibbsSLDAClassifier(2, n_jobs=0).fit(X, np.arange(20) % 2)
+    # A huge n_jobs runs on at most as many threads as there are cores.
+    sklearn_pgtm.GibbsLDA(2, max_iter=3, burn_in=2, n_jobs=1000, random_state=0).fit(X)
+    from sklearn_pgtm._parallel import _POOLS
+
+    assert max(_POOLS) <= available_cores()
