@@ -327,7 +327,7 @@ def test_verbose_and_no_nan(data, capsys):
     y[3] = 0  # an input without observations
     gp = MultinomialGaussianProcess(max_iter=10, burn_in=5, verbose=1, random_state=0).fit(u, y)
     out = capsys.readouterr().out
-    assert "iteration 10/10" in out and "done in" in out
+    assert "sweep 10/10" in out and "done in" in out
     assert np.all(np.isfinite(gp.predict(u)))
 
 

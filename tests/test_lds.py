@@ -432,7 +432,7 @@ def test_verbose_prints_progress_and_summary(capsys):
     X, _, _ = _simulate(2, n_rows=20, n_counts=3)
     MultinomialLDS(2, max_iter=4, verbose=1, random_state=0).fit(X)
     out = capsys.readouterr().out
-    assert "iteration 4/4" in out and "done in" in out
+    assert "sweep 4/4" in out and "done in" in out
 
 
 # ----------------------------------------------------------------- dataset
