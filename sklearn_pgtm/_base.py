@@ -442,7 +442,25 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                 beta = h_hat[-1]
         if hasattr(self, "doc_topic_prior"):
             self.doc_topic_prior_ = float(alpha)
-        self.topic_word_prior_ = float(beta)
+        # A (V, K) array prior is reported as the user gave it, (K, V).
+        self.topic_word_prior_ = float(beta) if np.ndim(beta) == 0 else beta.T.copy()
+
+    def _topic_word_prior_for(self, n_topics, n_words):
+        """The ``topic_word_prior`` parameter as the chain takes it: "auto", a
+        float, or a validated (n_components, n_features) array turned into a
+        word-major (n_features, n_components) one."""
+        prior = self.topic_word_prior
+        if isinstance(prior, str) or np.ndim(prior) == 0:
+            return prior
+        prior = np.asarray(prior, dtype=np.float64)
+        if prior.shape != (n_topics, n_words):
+            raise ValueError(
+                f"{type(self).__name__}: topic_word_prior as an array must have shape "
+                f"(n_components, n_features) = ({n_topics}, {n_words}); got {prior.shape}.")
+        if not (np.all(np.isfinite(prior)) and np.all(prior > 0)):
+            raise ValueError(f"{type(self).__name__}: every entry of topic_word_prior must be "
+                             "positive and finite.")
+        return np.ascontiguousarray(prior.T)
 
     # ------------------------------------------------------------ post-fit
     def _validated_tokens(self, X, whom):

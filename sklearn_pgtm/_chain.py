@@ -29,6 +29,7 @@ from ._kernels._sweeps import (
     ALL_WORDS,
     TokenTopics,
     initialize_topics,
+    initialize_topics_from_prior,
     sample_fixed_topics,
     sample_fixed_topics_weighted,
     sample_lda,
@@ -44,6 +45,14 @@ from ._parallel import balanced_cuts, effective_n_jobs, map_ranges, thread_pool
 # about twice as fast at K = 1000; the switch lies between the measured points).
 SPARSE_MIN_TOPICS = 300
 LDA_METHODS = ("auto", "dense", "sparse")
+
+
+def topic_word_prior_array(beta):
+    """A topic-word prior as the kernels take it: a float, or a C-contiguous
+    float64 (V, K) array (word-major, like the counts)."""
+    if np.ndim(beta) == 0:
+        return float(beta)
+    return np.ascontiguousarray(beta, dtype=np.float64)
 
 
 def resolve_lda_method(method, n_topics):
@@ -79,8 +88,10 @@ class TopicChain:
     _word_cuts: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def random(cls, doc_ptr, word_ids, n_topics, n_words, seed):
-        """A chain started from uniformly random topics.
+    def random(cls, doc_ptr, word_ids, n_topics, n_words, seed, beta=None):
+        """A chain started from random topics: uniform, or, given a (V, K)
+        topic-word prior ``beta``, drawn in proportion to each token's word's
+        prior (a seed word starts in the topic it seeds).
 
         ``seed`` (anything :class:`numpy.random.SeedSequence` takes) gives
         the initial topics and, independently, the sweeps' streams.
@@ -93,7 +104,12 @@ class TopicChain:
                              np.zeros((n_docs, n_topics), dtype=np.int32))
         word_topic = np.zeros((n_words, n_topics), dtype=np.int32)
         topic_total = np.zeros(n_topics, dtype=np.int32)
-        initialize_topics(tokens, word_topic, topic_total, make_streams(init_seed, n_docs))
+        init_states = make_streams(init_seed, n_docs)
+        if beta is not None and np.ndim(beta) == 2:
+            initialize_topics_from_prior(tokens, word_topic, topic_total,
+                                         topic_word_prior_array(beta), init_states)
+        else:
+            initialize_topics(tokens, word_topic, topic_total, init_states)
         return cls(tokens, word_topic, topic_total, make_streams(sweep_seed, n_docs))
 
     @property
@@ -118,10 +134,12 @@ class TopicChain:
 
     # ------------------------------------------------------------- sweeps
     def sweep_lda(self, alpha, beta, n_jobs=None, method="auto"):
-        """One LDA sweep (``alpha`` a float64 vector, ``beta`` a float)."""
+        """One LDA sweep (``alpha`` a float64 vector, ``beta`` a float or a
+        (V, K) array; SparseLDA needs a float ``beta``, an array takes the
+        dense sweep)."""
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-        beta = float(beta)
-        if resolve_lda_method(method, self.n_topics) == "sparse":
+        beta = topic_word_prior_array(beta)
+        if np.ndim(beta) == 0 and resolve_lda_method(method, self.n_topics) == "sparse":
             lists = word_topic_lists(self.word_topic)
             self._partitioned(n_jobs, lambda total, block: sample_lda_sparse(
                 self.tokens, self.word_topic, total, alpha, beta, self.states, block, lists))
@@ -132,13 +150,13 @@ class TopicChain:
     def sweep_supervised(self, alpha, beta, response, n_jobs=None):
         """One Gibbs sLDA sweep with a :class:`~._kernels._sweeps.BinaryResponse`."""
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-        beta = float(beta)
+        beta = topic_word_prior_array(beta)
         self._partitioned(n_jobs, lambda total, block: sample_supervised(
             self.tokens, self.word_topic, total, alpha, beta, response, self.states, block))
 
     def sweep_weighted(self, weights, beta, n_jobs=None):
         """One sweep with fixed document weights ``weights`` (D, K)."""
-        beta = float(beta)
+        beta = topic_word_prior_array(beta)
         self._partitioned(n_jobs, lambda total, block: sample_weighted(
             self.tokens, self.word_topic, total, weights, beta, self.states, block))
 

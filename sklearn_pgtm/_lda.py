@@ -19,6 +19,8 @@ from ._chain import LDA_METHODS, TopicChain
 from ._priors import DirichletPriors
 
 PRIOR_CONSTRAINT = [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")]
+# topic_word_prior may also be an (n_components, n_features) array (seeded topics).
+TOPIC_WORD_PRIOR_CONSTRAINT = PRIOR_CONSTRAINT + ["array-like"]
 
 
 class DirichletTopicModel(GibbsTopicModel):
@@ -27,8 +29,8 @@ class DirichletTopicModel(GibbsTopicModel):
     new documents. Not for direct use."""
 
     def _start_priors(self, chain, seed):
-        return DirichletPriors.for_chain(chain, self.doc_topic_prior, self.topic_word_prior,
-                                         seed)
+        beta = self._topic_word_prior_for(chain.n_topics, chain.n_words)
+        return DirichletPriors.for_chain(chain, self.doc_topic_prior, beta, seed)
 
     def _alpha_vector(self):
         return np.full(self.n_components, self.doc_topic_prior_)
@@ -69,9 +71,12 @@ class GibbsLDA(DirichletTopicModel):
         maximizes the marginal likelihood of the corpus; see
         ``doc_topic_prior_``).
 
-    topic_word_prior : "auto" or float, default="auto"
-        Symmetric Dirichlet prior ``beta`` of the topics' word distributions;
-        ``"auto"`` as above.
+    topic_word_prior : "auto", float or array-like of shape (n_components, n_features), default="auto"
+        Dirichlet prior ``beta`` of the topics' word distributions: a float
+        is a symmetric prior, ``"auto"`` as above, and an array gives each
+        topic its own prior over the words, held fixed: seeded topics
+        (see :func:`sklearn_pgtm.priors.seeded_topic_word_prior`, which
+        builds one from seed words).
 
     max_iter : int, default=200
         Gibbs sweeps per call of :meth:`fit`.
@@ -120,7 +125,7 @@ class GibbsLDA(DirichletTopicModel):
     doc_topic_prior_ : float
         The document-topic prior used (estimated when ``"auto"``).
 
-    topic_word_prior_ : float
+    topic_word_prior_ : float or ndarray of shape (n_components, n_features)
         The topic-word prior used (estimated when ``"auto"``).
 
     log_likelihood_trace_ : ndarray of shape (n_iter_,)
@@ -167,7 +172,7 @@ class GibbsLDA(DirichletTopicModel):
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "doc_topic_prior": PRIOR_CONSTRAINT,
-        "topic_word_prior": PRIOR_CONSTRAINT,
+        "topic_word_prior": TOPIC_WORD_PRIOR_CONSTRAINT,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "burn_in": [Interval(Integral, 0, None, closed="left")],
         "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
@@ -232,7 +237,9 @@ class GibbsLDA(DirichletTopicModel):
     # ------------------------------------------------------- the model's steps
     def _start_run(self, X, doc_ptr, word_ids, seed):
         chain_seed, prior_seed = np.random.SeedSequence(seed).spawn(2)
-        chain = TopicChain.random(doc_ptr, word_ids, self.n_components, X.shape[1], chain_seed)
+        beta = self._topic_word_prior_for(self.n_components, X.shape[1])
+        chain = TopicChain.random(doc_ptr, word_ids, self.n_components, X.shape[1], chain_seed,
+                                  beta=None if isinstance(beta, str) else beta)
         return GibbsRun(chain, self._start_priors(chain, prior_seed))
 
     def _sweep(self, run):

@@ -30,7 +30,9 @@ from ._kernels._dirichlet import (
     gamma_draw,
     log_doc_joint,
     log_word_joint,
+    log_word_joint_seeded,
 )
+from ._chain import topic_word_prior_array
 from ._kernels._random import make_streams
 
 #: Shape and rate of the Gamma hyperprior put on each estimated component:
@@ -112,8 +114,8 @@ class DirichletPriors:
     ----------
     alpha : ndarray of shape (n_topics,)
         Document-topic prior (all entries equal when symmetric).
-    beta : float
-        Topic-word prior.
+    beta : float or ndarray of shape (n_words, n_topics)
+        Topic-word prior (an array: seeded or asymmetric topics, held fixed).
     estimate_alpha, estimate_beta : bool
         Which of the two are updated by :meth:`update`.
     symmetric_alpha : bool
@@ -144,17 +146,19 @@ class DirichletPriors:
         the model does not have).
 
         ``start``: the starting values ``(alpha, beta)`` of estimated priors
-        (default ``1 / K`` each, scikit-learn's default for both).
+        (default ``1 / K`` each, scikit-learn's default for both). A
+        ``topic_word_prior`` array is (n_words, n_topics), word-major.
         """
         n_topics = chain.n_topics
         start_alpha, start_beta = start if start is not None else (1.0 / n_topics,
                                                                    1.0 / n_topics)
-        estimate_alpha = doc_topic_prior == "auto"
-        estimate_beta = topic_word_prior == "auto"
+        estimate_alpha = isinstance(doc_topic_prior, str) and doc_topic_prior == "auto"
+        estimate_beta = isinstance(topic_word_prior, str) and topic_word_prior == "auto"
         alpha = np.full(n_topics, start_alpha if estimate_alpha or doc_topic_prior is None
                         else float(doc_topic_prior))
-        beta = start_beta if estimate_beta else float(topic_word_prior)
-        return cls(alpha=alpha, beta=float(beta), estimate_alpha=estimate_alpha,
+        beta = (float(start_beta) if estimate_beta
+                else topic_word_prior_array(topic_word_prior))
+        return cls(alpha=alpha, beta=beta, estimate_alpha=estimate_alpha,
                    estimate_beta=estimate_beta, hist=None, states=make_streams(seed, 3),
                    n_words=chain.n_words, symmetric_alpha=symmetric_alpha,
                    hyperprior=tuple(float(x) for x in hyperprior),
@@ -267,10 +271,10 @@ class DirichletPriors:
 
     def log_joint(self, chain):
         """log p(w, z | alpha, beta) of the chain (collapsed joint)."""
-        hist = self._count(chain)
-        return (log_doc_joint(self.alpha, hist)
-                + log_word_joint(self.beta, hist, chain.topic_total, self.n_words))
+        return log_doc_joint(self.alpha, self._count(chain)) + self.log_word_joint(chain)
 
     def log_word_joint(self, chain):
         """log p(w | z, beta) of the chain (the topic-word part only)."""
+        if np.ndim(self.beta):
+            return log_word_joint_seeded(self.beta, chain.word_topic, chain.topic_total)
         return log_word_joint(self.beta, self._count(chain), chain.topic_total, self.n_words)

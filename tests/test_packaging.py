@@ -118,3 +118,22 @@ def test_example_is_a_gallery_script(path):
 def test_user_guide_does_not_cite_files_outside_the_repository():
     for page in (ROOT / "doc").glob("*.rst"):
         assert "MODELS.md" not in page.read_text(encoding="utf-8"), page.name
+
+
+def test_no_merge_conflict_markers_in_the_sources():
+    root = Path(__file__).resolve().parents[1]
+    offenders = []
+    for folder in ("sklearn_pgtm", "tests", "doc", "benchmarks", "examples", ".ci"):
+        for path in (root / folder).rglob("*"):
+            if path.suffix in {".py", ".rst", ".md", ".toml", ".cfg", ".txt", ""} and path.is_file():
+                try:
+                    lines = path.read_text(encoding="utf-8").splitlines()
+                except (UnicodeDecodeError, OSError):
+                    continue
+                if any(line.startswith(("<<<<<<< ", ">>>>>>> ")) for line in lines):
+                    offenders.append(str(path.relative_to(root)))
+    for name in ("pyproject.toml", "setup.cfg", "Makefile", "README.md", "CHANGELOG.md"):
+        text = (root / name).read_text(encoding="utf-8")
+        if any(line.startswith(("<<<<<<< ", ">>>>>>> ")) for line in text.splitlines()):
+            offenders.append(name)
+    assert offenders == []

@@ -307,6 +307,26 @@ def log_word_joint(beta, hist, topic_total, n_words):
 
 
 @njit(cache=CACHE, nogil=True)
+def log_word_joint_seeded(beta, word_topic, topic_total):
+    """log p(w | z, beta) for a (V, K) prior ``beta`` (seeded topics): the
+    Dirichlet-multinomial of each topic, over the nonzero counts only."""
+    n_words, n_topics = word_topic.shape
+    beta_sum = np.zeros(n_topics)
+    for w in range(n_words):
+        for k in range(n_topics):
+            beta_sum[k] += beta[w, k]
+    total = 0.0
+    for k in range(n_topics):
+        total += math.lgamma(beta_sum[k]) - math.lgamma(topic_total[k] + beta_sum[k])
+    for w in range(n_words):
+        for k in range(n_topics):
+            c = word_topic[w, k]
+            if c > 0:
+                total += math.lgamma(c + beta[w, k]) - math.lgamma(beta[w, k])
+    return total
+
+
+@njit(cache=CACHE, nogil=True)
 def log_posterior_grad(u, symmetric, hist, topic_total, n_words, prior_shape, prior_rate, grad):
     """log density of ``u = log h`` given z (joint + Gamma prior + Jacobian) and its gradient.
 

@@ -15,7 +15,8 @@ Every model resamples a token's topic from a product of three factors
 - doc: ``C_dk¬n + alpha_k`` (:class:`DocPrior`, a collapsed Dirichlet) or a
   fixed weight ``weights[d, k]`` (:class:`DocWeights`, the correlated topic
   model's proportions);
-- word: ``(C_kw¬n + beta) / (C_k¬n + V beta)`` (:class:`CollapsedWords`) or a
+- word: ``(C_kw¬n + beta_wk) / (C_k¬n + sum_w beta_wk)`` (:class:`CollapsedWords`;
+  ``beta`` a float, or a (V, K) array for seeded topics) or a
   fixed ``phi[w, k]`` (:class:`FixedWords`: inference with fixed topics, the
   dynamic topic model's slices);
 - response: 1 (:class:`NoResponse`) or the supervised factor of Gibbs sLDA
@@ -126,6 +127,48 @@ def _topic_scale(words, k):
         return lambda words, k: 1.0
 
 
+def prior_of(beta, w, k):
+    """The topic-word prior of (word ``w``, topic ``k``): ``beta`` itself when
+    it is a float (symmetric prior), ``beta[w, k]`` when it is a (V, K) array
+    (seeded or asymmetric prior)."""
+
+
+@overload(prior_of)
+def _prior_of(beta, w, k):
+    if isinstance(beta, types.Array):
+        return lambda beta, w, k: beta[w, k]
+    return lambda beta, w, k: beta
+
+
+def prior_total(beta_sum, k):
+    """``sum_w beta_wk`` of topic ``k`` from ``beta_sum`` (a float or (K,) array)."""
+
+
+@overload(prior_total)
+def _prior_total(beta_sum, k):
+    if isinstance(beta_sum, types.Array):
+        return lambda beta_sum, k: beta_sum[k]
+    return lambda beta_sum, k: beta_sum
+
+
+def prior_sums(beta, n_words):
+    """``sum_w beta_wk`` for every topic: ``V beta`` for a float, column sums
+    of a (V, K) array."""
+
+
+@overload(prior_sums)
+def _prior_sums(beta, n_words):
+    if isinstance(beta, types.Array):
+        def impl(beta, n_words):
+            out = np.zeros(beta.shape[1])
+            for w in range(beta.shape[0]):
+                for k in range(beta.shape[1]):
+                    out[k] += beta[w, k]
+            return out
+        return impl
+    return lambda beta, n_words: beta * n_words
+
+
 def word_factor(words, w, k):
     """Word factor of topic ``k`` for word ``w`` up to :func:`topic_scale`."""
 
@@ -133,7 +176,7 @@ def word_factor(words, w, k):
 @overload(word_factor)
 def _word_factor(words, w, k):
     if _is(words, CollapsedWords):
-        return lambda words, w, k: words.word_topic[w, k] + words.beta
+        return lambda words, w, k: words.word_topic[w, k] + prior_of(words.beta, w, k)
     if _is(words, FixedWords):
         return lambda words, w, k: words.phi[w, k]
 
@@ -142,10 +185,24 @@ def prefetch_word(words, w):
     """Ask for the word row that a token ahead will read (a cache miss otherwise)."""
 
 
+def prefetch_prior(beta, w):
+    """Prefetch the prior's row of word ``w`` when the prior is a (V, K) array."""
+
+
+@overload(prefetch_prior)
+def _prefetch_prior(beta, w):
+    if isinstance(beta, types.Array):
+        return lambda beta, w: prefetch_row(beta, w)
+    return lambda beta, w: None
+
+
 @overload(prefetch_word)
 def _prefetch_word(words, w):
     if _is(words, CollapsedWords):
-        return lambda words, w: prefetch_row(words.word_topic, w)
+        def impl(words, w):
+            prefetch_row(words.word_topic, w)
+            prefetch_prior(words.beta, w)
+        return impl
     if _is(words, FixedWords):
         return lambda words, w: prefetch_row(words.phi, w)
 
@@ -159,7 +216,8 @@ def _start_topic_scale(words):
     if _is(words, CollapsedWords):
         def impl(words):
             for k in range(words.topic_total.shape[0]):
-                words.inv_total[k] = 1.0 / (words.topic_total[k] + words.beta_sum)
+                words.inv_total[k] = 1.0 / (words.topic_total[k]
+                                            + prior_total(words.beta_sum, k))
         return impl
     if _is(words, FixedWords):
         return lambda words: None
@@ -168,11 +226,11 @@ def _start_topic_scale(words):
 @njit(cache=CACHE, nogil=True, inline="always")
 def move_word_count(word_topic, topic_total, inv_total, beta_sum, w, k, step):
     """Add ``step`` (+1 or -1) tokens of word ``w`` to topic ``k`` and refresh
-    the cached ``1 / (C_k + V beta)``: the one count update of every
+    the cached ``1 / (C_k + sum_w beta_wk)``: the one count update of every
     collapsed sweep (the core's and SparseLDA's)."""
     word_topic[w, k] += step
     topic_total[k] += step
-    inv_total[k] = 1.0 / (topic_total[k] + beta_sum)
+    inv_total[k] = 1.0 / (topic_total[k] + prior_total(beta_sum, k))
 
 
 def move_word(words, w, k, step):
@@ -338,9 +396,10 @@ def _sweep_block(tokens, docs, words, response, states, block):
 
 @njit(cache=CACHE, nogil=True)
 def sample_lda(tokens, word_topic, topic_total, alpha, beta, states, block):
-    """LDA sweep of ``block``: prior ``alpha`` (K,), collapsed words with ``beta``."""
+    """LDA sweep of ``block``: prior ``alpha`` (K,), collapsed words with ``beta``
+    (a float, or a (V, K) array)."""
     words = CollapsedWords(word_topic, topic_total, np.empty(alpha.shape[0]), beta,
-                           beta * word_topic.shape[0])
+                           prior_sums(beta, word_topic.shape[0]))
     _sweep_block(tokens, DocPrior(alpha), words, NoResponse(), states, block)
 
 
@@ -348,7 +407,7 @@ def sample_lda(tokens, word_topic, topic_total, alpha, beta, states, block):
 def sample_supervised(tokens, word_topic, topic_total, alpha, beta, response, states, block):
     """Gibbs sLDA sweep of ``block``: LDA factors times a :class:`BinaryResponse`."""
     words = CollapsedWords(word_topic, topic_total, np.empty(alpha.shape[0]), beta,
-                           beta * word_topic.shape[0])
+                           prior_sums(beta, word_topic.shape[0]))
     _sweep_block(tokens, DocPrior(alpha), words, response, states, block)
 
 
@@ -357,7 +416,7 @@ def sample_weighted(tokens, word_topic, topic_total, weights, beta, states, bloc
     """Sweep of ``block`` with fixed document weights ``weights`` (D, K) and
     collapsed words (the correlated topic model)."""
     words = CollapsedWords(word_topic, topic_total, np.empty(weights.shape[1]), beta,
-                           beta * word_topic.shape[0])
+                           prior_sums(beta, word_topic.shape[0]))
     _sweep_block(tokens, DocWeights(weights), words, NoResponse(), states, block)
 
 
@@ -411,7 +470,7 @@ def word_topic_lists(word_topic):
 
 @njit(cache=CACHE, nogil=True)
 def sample_lda_sparse(tokens, word_topic, topic_total, alpha, beta, states, block, word_lists):
-    """SparseLDA sweep of ``block`` (Yao, Mimno & McCallum 2009).
+    """SparseLDA sweep of ``block`` (Yao, Mimno & McCallum 2009); ``beta`` a float.
 
     Exact Gibbs for LDA, the conditional split into three buckets:
 
@@ -564,6 +623,35 @@ def sample_lda_sparse(tokens, word_topic, topic_total, alpha, beta, states, bloc
 # --------------------------------------------------------------------------
 # Initial state
 # --------------------------------------------------------------------------
+
+
+@njit(cache=CACHE, nogil=True)
+def initialize_topics_from_prior(tokens, word_topic, topic_total, beta, states):
+    """Random topics drawn for each token in proportion to its word's row of
+    the (V, K) topic-word prior ``beta`` (seeded topics: a seed word starts in
+    the topic it seeds), and the counts they imply (all start at 0)."""
+    doc_ptr = tokens.doc_ptr
+    doc_topic = tokens.doc_topic
+    n_topics = doc_topic.shape[1]
+    for d in range(doc_ptr.shape[0] - 1):
+        state = states[d]
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            w = tokens.word_ids[i]
+            total = 0.0
+            for k in range(n_topics):
+                total += beta[w, k]
+            u = uniform(state) * total
+            acc = 0.0
+            new = n_topics - 1
+            for k in range(n_topics):
+                acc += beta[w, k]
+                if acc > u:
+                    new = k
+                    break
+            tokens.topics[i] = new
+            doc_topic[d, new] += 1
+            word_topic[w, new] += 1
+            topic_total[new] += 1
 
 
 @njit(cache=CACHE, nogil=True)
