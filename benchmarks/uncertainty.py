@@ -1,0 +1,131 @@
+"""Calibration of ``sample_transform``: do the 90 % posterior intervals of
+documents' topic proportions cover the true proportions 90 % of the time?
+
+For each model, a corpus is drawn from the model itself (known topics and
+proportions): LDA (for GibbsLDA, EmpiricalBayesLDA and the supervised model,
+whose label is drawn from the proportions) and the logistic-normal correlated
+model (for CorrelatedTopicModel, both links). The model is fitted at its
+defaults (only ``n_components``, ``random_state``, and ``c`` for the
+classifier) on the training documents; for held-out documents drawn from the
+same model, ``sample_transform(X, n_samples=200)`` gives posterior draws of
+the proportions, and the central 90 % interval of each (document, topic) is
+checked against the true proportion, after matching the fitted topics to the
+true ones (Hungarian matching on the L1 distance). Target: coverage between
+85 % and 95 %. Interval widths are reported too (narrow is better at equal
+coverage).
+
+Usage: ``python benchmarks/uncertainty.py [--quick]``.
+"""
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _results import markdown_table, write_section  # noqa: E402
+
+
+def lda_documents(rng, phi, alpha, n_docs, length):
+    theta = rng.dirichlet(alpha, size=n_docs)
+    X = np.vstack([rng.multinomial(length, t @ phi) for t in theta])
+    return X, theta
+
+
+def ctm_documents(rng, phi, mu, sigma, n_docs, length):
+    eta = rng.multivariate_normal(mu, sigma, size=n_docs)
+    theta = np.exp(eta - eta.max(axis=1, keepdims=True))
+    theta /= theta.sum(axis=1, keepdims=True)
+    X = np.vstack([rng.multinomial(length, t @ phi) for t in theta])
+    return X, theta
+
+
+def coverage(model, X, theta, phi, n_samples, level=0.9):
+    """Share of (document, topic) pairs whose true proportion lies in the
+    central ``level`` interval of the draws, topics matched to the truth."""
+    est = model.components_[:phi.shape[0]]
+    est = est / est.sum(axis=1, keepdims=True)
+    rows, cols = linear_sum_assignment(np.abs(est[:, None] - phi[None]).sum(axis=2))
+    draws = model.sample_transform(X, n_samples=n_samples)[:, :, :phi.shape[0]]
+    draws = draws[:, :, rows]  # fitted topic rows[i] is true topic cols[i]
+    truth = theta[:, cols]
+    lo, hi = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0)
+    inside = (truth >= lo) & (truth <= hi)
+    worst_match = np.abs(est[rows] - phi[cols]).sum(axis=1).max()
+    return inside.mean(), (hi - lo).mean(), worst_match
+
+
+def main(quick=False):
+    from sklearn_pgtm import (
+        CorrelatedTopicModel,
+        EmpiricalBayesLDA,
+        GibbsLDA,
+        GibbsSLDAClassifier,
+    )
+
+    warnings.simplefilter("ignore")
+    rng = np.random.RandomState(0)
+    K, V = 5, 300
+    n_train, n_test, length = (300, 60, 60) if quick else (1500, 200, 80)
+    n_samples = 60 if quick else 200
+    phi = rng.dirichlet(np.full(V, 0.05), size=K)
+    alpha = np.full(K, 0.5)
+    X_train, theta_train = lda_documents(rng, phi, alpha, n_train, length)
+    X_test, theta_test = lda_documents(rng, phi, alpha, n_test, length)
+    y_train = (theta_train[:, 0] > np.median(theta_train[:, 0])).astype(int)
+    corr = np.eye(K)
+    corr[0, 1] = corr[1, 0] = 0.6
+    corr[2, 3] = corr[3, 2] = -0.5
+    sigma = 1.2 * corr
+    Xc_train, _ = ctm_documents(rng, phi, np.zeros(K), sigma, n_train, length)
+    Xc_test, thetac_test = ctm_documents(rng, phi, np.zeros(K), sigma, n_test, length)
+
+    cases = [
+        ("GibbsLDA", "LDA", lambda: GibbsLDA(K, random_state=0).fit(X_train), X_test,
+         theta_test),
+        ("EmpiricalBayesLDA", "LDA", lambda: EmpiricalBayesLDA(K, random_state=0).fit(X_train),
+         X_test, theta_test),
+        ("GibbsSLDAClassifier (c=25)", "LDA + label",
+         lambda: GibbsSLDAClassifier(K, c=25.0, random_state=0).fit(X_train, y_train), X_test,
+         theta_test),
+        ("CorrelatedTopicModel (logistic_normal)", "logistic-normal CTM",
+         lambda: CorrelatedTopicModel(K, random_state=0).fit(Xc_train), Xc_test, thetac_test),
+        ("CorrelatedTopicModel (stick_breaking)", "logistic-normal CTM",
+         lambda: CorrelatedTopicModel(K, link="stick_breaking", random_state=0).fit(Xc_train),
+         Xc_test, thetac_test),
+    ]
+    rows, summary = [], {}
+    for name, corpus, fit, X, theta in cases:
+        tic = time.perf_counter()
+        model = fit()
+        cov, width, worst = coverage(model, X, theta, phi, n_samples)
+        seconds = time.perf_counter() - tic
+        ok = 0.85 <= cov <= 0.95
+        rows.append([name, corpus, f"{100 * cov:.1f}%", f"{width:.3f}", f"{worst:.2f}",
+                     f"{seconds:.1f}", "yes" if ok else "no"])
+        summary[name] = {"coverage": cov, "within_target": ok}
+        print(rows[-1], flush=True)
+    body = (
+        f"K = {K} topics over V = {V} words (true topics Dirichlet(0.05)), {n_train} training "
+        f"and {n_test} held-out documents of {length} tokens; LDA corpus with alpha = 0.5, "
+        "CTM corpus with mu = 0 and Sigma = 1.2 x a correlation matrix with +0.6 and -0.5 "
+        f"pairs. Every model at its defaults; {n_samples} draws of `sample_transform` per "
+        "held-out document; central 90 % interval per (document, topic), topics matched to "
+        "the truth. Target: coverage in [85 %, 95 %].\n\n"
+        + markdown_table(["model", "corpus drawn from", "coverage of 90 % intervals",
+                          "mean interval width", "worst topic L1 distance", "fit + draws s",
+                          "within target"], rows))
+    if not quick:
+        write_section("uncertainty", "sample_transform: coverage of posterior intervals", body)
+    print(body)
+    return summary
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    main(quick=parser.parse_args().quick)
