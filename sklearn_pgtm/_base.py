@@ -26,7 +26,12 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
@@ -355,9 +360,39 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     _iterations_parameter = "max_iter"
 
     # ------------------------------------------------------------- fitting
+    @keep_state_on_failure
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fit the model by Gibbs sampling (or, with ``warm_start``, continue it).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts (non-negative; rounded to integers).
+
+        y : Ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        whom = f"{type(self).__name__}.fit"
+        self._check_params()
+        X = check_counts(self, X, reset=not self._continuing(), whom=whom)
+        return self._fit_counts(X, whom)
+
+    def _check_params(self):
+        """Checks of the parameters beyond ``_parameter_constraints`` (none here)."""
+
+    def _continuing(self):
+        """Whether this fit continues the previous chain (``warm_start``)."""
+        return getattr(self, "warm_start", False) and getattr(self, "_run", None) is not None
+
     def _fit_counts(self, X, whom):
         """Run (or continue) the chain on validated counts ``X`` and finish."""
-        run = getattr(self, "_run", None) if getattr(self, "warm_start", False) else None
+        run = self._run if self._continuing() else None
         if run is not None and X.shape != self._run_shape:
             raise ValueError(
                 f"{whom}: warm_start continues the previous chain, which was fitted on X of "

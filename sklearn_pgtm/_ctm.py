@@ -11,16 +11,13 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import invwishart
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import (
     N_JOBS_CONSTRAINT,
     GibbsRun,
     GibbsTopicModel,
-    check_counts,
     initial_topics,
-    keep_state_on_failure,
 )
 from ._chain import TopicChain, infer_topics
 from ._kernels._ctm import logistic_normal_update, softmax_rows, stick_breaking_update
@@ -278,29 +275,6 @@ class CorrelatedTopicModel(GibbsTopicModel):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
-
-    @keep_state_on_failure
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Fit the model by Gibbs sampling.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Document-term counts (non-negative; rounded to integers).
-
-        y : Ignored
-            Not used, present for API consistency.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        whom = f"{type(self).__name__}.fit"
-        continuing = self.warm_start and getattr(self, "_run", None) is not None
-        X = check_counts(self, X, reset=not continuing, whom=whom)
-        return self._fit_counts(X, whom)
 
     # ----------------------------------------------------------- helpers
     def _dim(self):

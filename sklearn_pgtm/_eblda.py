@@ -19,11 +19,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import chi2
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import N_JOBS_CONSTRAINT, GibbsRun, check_counts, keep_state_on_failure
+from ._base import N_JOBS_CONSTRAINT, GibbsRun
 from ._chain import TopicChain
 from ._kernels._dirichlet import align_topics, gamma_draw, hmc_update
 from ._lda import GibbsLDA
@@ -312,28 +311,8 @@ class EmpiricalBayesLDA(GibbsLDA):
         self.random_state = random_state
         self.verbose = verbose
 
-    @keep_state_on_failure
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Run the chain, estimate (alpha, beta) and fit LDA at the estimate.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Document-term counts (non-integer values are rounded).
-
-        y : Ignored
-            Not used, present for API consistency.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        whom = f"{type(self).__name__}.fit"
+    def _check_params(self):
         self._hyperprior = self._check_hyperprior()
-        X = check_counts(self, X, reset=True, whom=whom)
-        return self._fit_counts(X, whom)
 
     def _check_hyperprior(self):
         try:

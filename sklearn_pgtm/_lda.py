@@ -3,16 +3,13 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import (
     N_JOBS_CONSTRAINT,
     GibbsRun,
     GibbsTopicModel,
-    check_counts,
     dirichlet_posterior,
-    keep_state_on_failure,
     posterior_mean,
 )
 from ._chain import LDA_METHODS, TopicChain
@@ -209,30 +206,6 @@ class GibbsLDA(DirichletTopicModel):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
-
-    @keep_state_on_failure
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Fit the topics by collapsed Gibbs sampling.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Document-term counts (non-negative; rounded to integers).
-
-        y : Ignored
-            Not used, present for API consistency.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        X = check_counts(self, X, reset=not self._continuing(), whom=f"{type(self).__name__}.fit")
-        return self._fit_counts(X, f"{type(self).__name__}.fit")
-
-    def _continuing(self):
-        return self.warm_start and getattr(self, "_run", None) is not None
 
     # ------------------------------------------------------- the model's steps
     def _start_run(self, X, doc_ptr, word_ids, seed):

@@ -292,7 +292,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             Fitted estimator.
         """
         whom = f"{type(self).__name__}.fit"
-        continuing = self.warm_start and getattr(self, "_run", None) is not None
+        continuing = self._continuing()
         X = check_counts(self, X, reset=not continuing, whom=whom)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target "

@@ -626,13 +626,21 @@ def sample_lda_sparse(tokens, word_topic, topic_total, alpha, beta, states, bloc
 
 
 @njit(cache=CACHE, nogil=True)
+def _place_token(tokens, word_topic, topic_total, d, i, k):
+    """Give token ``i`` of document ``d`` the initial topic ``k`` (counts at 0 before)."""
+    tokens.topics[i] = k
+    tokens.doc_topic[d, k] += 1
+    word_topic[tokens.word_ids[i], k] += 1
+    topic_total[k] += 1
+
+
+@njit(cache=CACHE, nogil=True)
 def initialize_topics_from_prior(tokens, word_topic, topic_total, beta, states):
     """Random topics drawn for each token in proportion to its word's row of
     the (V, K) topic-word prior ``beta`` (seeded topics: a seed word starts in
     the topic it seeds), and the counts they imply (all start at 0)."""
     doc_ptr = tokens.doc_ptr
-    doc_topic = tokens.doc_topic
-    n_topics = doc_topic.shape[1]
+    n_topics = beta.shape[1]
     for d in range(doc_ptr.shape[0] - 1):
         state = states[d]
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
@@ -648,10 +656,7 @@ def initialize_topics_from_prior(tokens, word_topic, topic_total, beta, states):
                 if acc > u:
                     new = k
                     break
-            tokens.topics[i] = new
-            doc_topic[d, new] += 1
-            word_topic[w, new] += 1
-            topic_total[new] += 1
+            _place_token(tokens, word_topic, topic_total, d, i, new)
 
 
 @njit(cache=CACHE, nogil=True)
@@ -659,13 +664,9 @@ def initialize_topics(tokens, word_topic, topic_total, states):
     """Uniformly random topics for every token, and the counts they imply
     (``doc_topic``, ``word_topic`` and ``topic_total`` must start at 0)."""
     doc_ptr = tokens.doc_ptr
-    doc_topic = tokens.doc_topic
-    n_topics = doc_topic.shape[1]
+    n_topics = tokens.doc_topic.shape[1]
     for d in range(doc_ptr.shape[0] - 1):
         state = states[d]
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
             k = min(int(uniform(state) * n_topics), n_topics - 1)
-            tokens.topics[i] = k
-            doc_topic[d, k] += 1
-            word_topic[tokens.word_ids[i], k] += 1
-            topic_total[k] += 1
+            _place_token(tokens, word_topic, topic_total, d, i, k)
