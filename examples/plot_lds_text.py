@@ -1,7 +1,6 @@
 """
-==============================================
 Next-word prediction in Alice in Wonderland
-==============================================
+===========================================
 
 :class:`~sklearn_pgtm.MultinomialLDS` reads a text word by word (one-hot rows)
 and keeps a continuous state that drifts with the text. This example fits it

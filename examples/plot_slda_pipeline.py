@@ -1,6 +1,6 @@
 """
 Supervised topics in a scikit-learn pipeline, tuned by grid search
-===================================================================
+==================================================================
 
 :class:`~sklearn_pgtm.GibbsSLDAClassifier` drops into a text-classification
 pipeline like any scikit-learn classifier: raw messages go through

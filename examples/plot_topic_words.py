@@ -1,7 +1,6 @@
 """
-==================================================
 Top words of supervised topics, as bar charts
-==================================================
+=============================================
 
 A supervised topic model (:class:`~sklearn_pgtm.GibbsSLDAClassifier`) is fitted
 on the embedded 20 Newsgroups corpus alt.atheism vs talk.religion.misc

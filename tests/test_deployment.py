@@ -90,7 +90,7 @@ def test_import_and_fit_on_a_read_only_install():
     code = """
     import warnings
     import numba.core.caching as caching
-    caching._CacheImpl._locator_classes = []
+    caching.CacheImpl._locator_classes = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         import numpy as np
