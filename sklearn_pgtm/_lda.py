@@ -91,9 +91,17 @@ class GibbsLDA(DirichletTopicModel):
         estimate afterwards (a shorter burn-in leaves chains at different
         estimates of the priors, measured with ``max_iter``).
 
-    n_infer_iter : int, default=50
+    n_infer_iter : int, default=100
         Gibbs sweeps over a new document's topics (topics fixed) in
         :meth:`transform`; the proportions are averaged over the second half.
+        The default is measured: held-out document-completion perplexity of
+        one fit at the other defaults (K = 20), as ``n_infer_iter`` goes
+        10 / 25 / 50 / 100 / 200, was 2047 / 2021 / 2023 / 2006 / 1999 on 480
+        20 Newsgroups messages, 2498 / 2492 / 2487 / 2476 / 2467 on AP and
+        296.5 / 295.5 / 294.5 / 294.3 / 293.9 on 2,000 documents drawn from
+        LDA (``benchmarks/defaults.py`` corpora): 100 sweeps take most of the
+        gain at half the cost of 200, and inference stays cheap next to the
+        fit (0.3 s for 225 AP documents, against about 60 s for the fit).
 
     method : {"auto", "dense", "sparse"}, default="auto"
         Topic sweep: ``"dense"`` costs O(K) per token, ``"sparse"``
@@ -196,7 +204,7 @@ class GibbsLDA(DirichletTopicModel):
         topic_word_prior="auto",
         max_iter=1000,
         burn_in=500,
-        n_infer_iter=50,
+        n_infer_iter=100,
         method="auto",
         warm_start=False,
         n_jobs=None,

@@ -135,3 +135,17 @@ def test_user_guide_labels_cited_by_the_code_exist():
     assert {"lda", "dirichlet_priors", "seeded_topics", "collapsed_sweep"} <= set(cited)
     missing = {label: where for label, where in cited.items() if label not in labels}
     assert missing == {}
+
+
+def test_docstring_states_the_default_of_every_parameter():
+    # The measured defaults are cited in the docstring: it must name the
+    # value the constructor actually uses.
+    import inspect
+    import re
+
+    doc = GibbsLDA.__doc__
+    for name, value in GibbsLDA().get_params().items():
+        match = re.search(rf"^    {name} : .*default=([^\n]+)$", doc, re.M)
+        assert match, name
+        assert match.group(1).strip().strip('"') == str(value), (name, match.group(1), value)
+    assert inspect.signature(GibbsLDA).parameters["n_infer_iter"].default == 100
