@@ -115,3 +115,37 @@ def test_verbose_reports_progress_and_a_summary(capsys):
 @parametrize_with_checks([GibbsLDA(3, max_iter=6, burn_in=2, n_infer_iter=4)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_user_guide_labels_cited_by_the_code_exist():
+    # Every :ref: of the package's docstrings must name a label of doc/*.rst
+    # (the docs build fails on an undefined label, but runs rarely).
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    labels = set()
+    for page in (root / "doc").glob("*.rst"):
+        labels.update(re.findall(r"^\.\. _([\w-]+):\s*$", page.read_text(encoding="utf-8"), re.M))
+    cited = {}
+    for source in (root / "sklearn_pgtm").rglob("*.py"):
+        for ref in re.findall(r":ref:`([^`]+)`", source.read_text(encoding="utf-8")):
+            label = re.sub(r"^.*<([^>]+)>$", r"\1", ref.strip())
+            cited.setdefault(label, source.name)
+    assert {"lda", "dirichlet_priors", "seeded_topics", "collapsed_sweep"} <= set(cited)
+    missing = {label: where for label, where in cited.items() if label not in labels}
+    assert missing == {}
+
+
+def test_docstring_states_the_default_of_every_parameter():
+    # The measured defaults are cited in the docstring: it must name the
+    # value the constructor actually uses.
+    import inspect
+    import re
+
+    doc = GibbsLDA.__doc__
+    for name, value in GibbsLDA().get_params().items():
+        match = re.search(rf"^    {name} : .*default=([^\n]+)$", doc, re.M)
+        assert match, name
+        assert match.group(1).strip().strip('"') == str(value), (name, match.group(1), value)
+    assert inspect.signature(GibbsLDA).parameters["n_infer_iter"].default == 100
