@@ -255,17 +255,38 @@ def trend_z_score(values):
     return float(slope / se)
 
 
-def warn_if_trending(trace, whom, setting="max_iter", z_threshold=4.0):
+# A rise of the log-likelihood over the kept half of the chain smaller than
+# this many nats per token (0.5 % of the training perplexity) is not reported:
+# on a 20 Newsgroups subset (432 documents, K = 20) chains of 1,000 sweeps
+# still rose by 0.0014-0.003 nats per token with trend z-scores up to 2.5
+# while their held-out perplexity no longer changed (1416 / 1426 / 1421 at
+# 1,000 / 2,000 / 4,000 sweeps), whereas unconverged chains rose by 0.015
+# (400 sweeps) to 0.12 (50 sweeps), and a chain that left a local mode late
+# by 0.021.
+MIN_RISE_PER_TOKEN = 0.005
+
+
+def warn_if_trending(trace, whom, setting="max_iter", n_tokens=None, z_threshold=4.0):
     """``ConvergenceWarning`` when the second half of the log-likelihood trace
-    still rises (z-score of :func:`trend_z_score` above ``z_threshold``)."""
-    values = np.asarray(trace)
-    z = trend_z_score(values[values.shape[0] // 2:])
-    if z > z_threshold:
-        warnings.warn(
-            f"{whom}: the training log-likelihood still rises over the second half of the "
-            f"chain (trend z-score {z:.1f}); the chain may not have converged. Increase "
-            f"{setting} (or continue the fit with warm_start=True).",
-            ConvergenceWarning, stacklevel=3)
+    still rises: a trend z-score of :func:`trend_z_score` above
+    ``z_threshold`` and, when ``n_tokens`` is given, a rise of the fitted
+    line over that half of more than ``MIN_RISE_PER_TOKEN`` nats per token
+    (a real but immaterial drift is not reported)."""
+    values = np.asarray(trace, dtype=np.float64)
+    half = values[values.shape[0] // 2:]
+    z = trend_z_score(half)
+    if z <= z_threshold:
+        return
+    if n_tokens:
+        t = np.arange(half.shape[0]) - (half.shape[0] - 1) / 2.0
+        rise = (t @ (half - half.mean()) / (t @ t)) * half.shape[0]
+        if rise / n_tokens <= MIN_RISE_PER_TOKEN:
+            return
+    warnings.warn(
+        f"{whom}: the training log-likelihood still rises over the second half of the "
+        f"chain (trend z-score {z:.1f}); the chain may not have converged. Increase "
+        f"{setting} (or continue the fit with warm_start=True).",
+        ConvergenceWarning, stacklevel=3)
 
 
 def check_finite(values, whom, what, setting):
@@ -423,7 +444,7 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         else:
             self.__dict__.pop("_run", None)
         warn_if_trending(self.log_likelihood_trace_, type(self).__name__,
-                         self._iterations_parameter)
+                         self._iterations_parameter, n_tokens=int(X.sum()))
         reporter.summary(f"{run.iteration} sweeps, log-likelihood "
                          f"{self.log_likelihood_trace_[-1]:.6g}")
         return self

@@ -12,6 +12,7 @@ from sklearn_pgtm._base import (
     posterior_mean,
     to_tokens,
     trend_z_score,
+    warn_if_trending,
 )
 
 
@@ -87,3 +88,23 @@ def test_trend_z_score():
     rising = flat + np.linspace(0, 10, 300)
     assert abs(trend_z_score(flat)) < 3
     assert trend_z_score(rising) > 10
+
+
+def test_trend_warning_needs_a_material_rise():
+    # The second half rises by 10 nats in all (z >> 4): material for 100
+    # tokens (0.1 nat per token), immaterial for 100,000 (1e-4 per token).
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    trace = np.concatenate([np.zeros(300), rng.normal(size=300) * 0.1
+                            + np.linspace(0, 10, 300)])
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        warn_if_trending(trace, "M", n_tokens=100)
+    with pytest.warns(ConvergenceWarning):
+        warn_if_trending(trace, "M")              # no token count: the z-score alone
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        warn_if_trending(trace, "M", n_tokens=100_000)
+        warn_if_trending(-trace, "M", n_tokens=100)   # falling: never a warning
