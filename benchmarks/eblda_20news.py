@@ -232,7 +232,7 @@ def main(quick=False):
         f"perplexity averaged over {n_fits} such fits. Lower is better. Paired difference: mean "
         "over units of (perplexity / empirical Bayes perplexity - 1) with its standard error "
         "(units of one seed share training documents, so the s.e. is somewhat optimistic); "
-        "verdict: beyond 2 s.e. either way, otherwise tie. Times on a loaded 2-core machine.\n\n" + "\n\n".join(sections)
+        "verdict: beyond 2 s.e. either way, otherwise tie.\n\n" + "\n\n".join(sections)
         + "\n\nSummary: EB better than "
         + (", ".join(beaten) or "none") + "; tie with " + (", ".join(tied) or "none")
         + "; EB worse than " + (", ".join(worse) or "none") + "."
