@@ -14,19 +14,29 @@ surface.
 """
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import chi2
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import N_JOBS_CONSTRAINT, GibbsRun
+from ._base import N_JOBS_CONSTRAINT, GibbsRun, trend_z_score
 from ._chain import TopicChain
 from ._kernels._dirichlet import align_topics, gamma_draw, hmc_update
 from ._lda import GibbsLDA
 from ._priors import DirichletPriors, RaoBlackwellDensity
+
+# |trend z-score| of the chains' kept log h (combined over the chains) above
+# which h is taken to be still drifting. Higher than the log-likelihood
+# check's 4: the AR(1) correction of the z-score understates the error of the
+# strongly autocorrelated h, and single stationary chains on corpora drawn
+# from LDA reached |z| = 4.3, while chains started at alpha = beta = 1e4 gave
+# -4 to -15 each and -9 to -16 combined over three (tests/test_eblda.py).
+DRIFT_Z = 6.0
 
 
 @dataclass
@@ -72,15 +82,29 @@ class _HMCTuner:
 
 
 @dataclass
-class _EBRun(GibbsRun):
-    """A :class:`~sklearn_pgtm._base.GibbsRun` with the estimator's extra state."""
+class _HChain:
+    """One chain of (z, h): its topics, priors, HMC tuner, topic alignment and
+    kept draws of h."""
 
+    chain: TopicChain
+    priors: DirichletPriors
     hmc: _HMCTuner = None
     perm: np.ndarray = None  # reference label of each current topic
-    reference: np.ndarray = None
     samples: list = field(default_factory=list)
+
+
+@dataclass
+class _EBRun(GibbsRun):
+    """A :class:`~sklearn_pgtm._base.GibbsRun` with the estimator's extra state:
+    every chain of h (the first one's topics and priors are ``chain`` and
+    ``priors``, those of the trace and of the final sweeps)."""
+
+    h_chains: list = field(default_factory=list)
+    reference: np.ndarray = None
     h_hat: np.ndarray = None
     covariance: np.ndarray = None
+    chain_estimates: np.ndarray = None
+    between_ratio: float = float("nan")
     density: RaoBlackwellDensity = None
 
 
@@ -115,11 +139,14 @@ class EmpiricalBayesLDA(GibbsLDA):
         aligned to a reference sample against label switching).
 
     n_samples : int, default=500
-        Iterations of the chain kept after the burn-in for the estimate.
+        Iterations kept after the burn-in for the estimate, shared by the
+        ``n_chains`` chains: each keeps ``ceil(n_samples / n_chains)`` (at
+        least 4).
 
     burn_in : int, default=200
-        Iterations discarded at the start (the HMC sampler tunes there).
-        The chain runs ``burn_in + n_samples`` topic sweeps.
+        Iterations of each chain discarded at the start (the HMC sampler
+        tunes there). Each chain runs ``burn_in + ceil(n_samples /
+        n_chains)`` topic sweeps.
 
     n_final_iter : int, default=100
         Topic sweeps with ``h`` fixed at the estimate after the chain; the
@@ -141,6 +168,28 @@ class EmpiricalBayesLDA(GibbsLDA):
         batches than the paper's ``sqrt(n_samples)``, because the slow
         mixing of the topics makes short batches underestimate the
         covariance (see the coverage benchmark).
+
+    n_chains : int, default=4
+        Independent chains of ``(z, h)`` (own random topics and streams, the
+        same starting ``h``) whose kept draws are pooled for the estimate.
+        One chain cannot see that its topics sit in one region of a
+        multimodal posterior; with several, the spread of their estimates
+        inflates the covariance when it exceeds what each chain's batch means
+        imply, and a warning says so (see ``between_chain_ratio_``). On 300
+        documents of the demo corpus (K = 10, 6 fits, quick run of
+        ``benchmarks/eblda_coverage.py``) the spread of the estimates across
+        fits was 1.77 (alpha) and 7.35 (beta) times the reported standard
+        deviation with one HMC chain and 0.55 and 1.18 with four (0.71 and
+        2.71 against 1.97 and 1.73 with the augmentation sampler); on a
+        corpus drawn from LDA 1.69 / 0.83 with one chain and 1.06 / 1.06
+        with four. Four chains cost 1.75 times the sweeps of one at the
+        defaults (2.0 times the CPU time of one on 500 documents drawn from
+        LDA, K = 5; user guide, :ref:`eblda_chains`). ``components_`` comes
+        from the first chain, which runs ``burn_in + ceil(n_samples /
+        n_chains) + n_final_iter`` sweeps, fewer than one chain would: in a
+        quick run of ``benchmarks/eblda_20news.py`` (2 units per corpus) its
+        held-out perplexity was 1025 against 997 with one chain on five
+        ``comp.*`` groups, and 1455 for both on six distinct groups.
 
     hyperprior : tuple of two floats, default=(1.0, 0.01)
         Shape ``a`` and rate ``b`` of the Gamma prior put on each component
@@ -181,11 +230,26 @@ class EmpiricalBayesLDA(GibbsLDA):
         Empirical Bayes estimate of ``beta``.
 
     hyperparameter_covariance_ : ndarray of shape (p, p)
-        Batch-means estimate of the Monte Carlo covariance of the estimate
-        ``(alpha..., beta)`` (p = 2, or ``n_components + 1``).
+        Estimate of the Monte Carlo covariance of the estimate
+        ``(alpha..., beta)`` (p = 2, or ``n_components + 1``): the chains'
+        mean batch-means covariance divided by ``n_chains``, multiplied by
+        ``between_chain_ratio_`` when that exceeds 1.
 
-    hyperparameter_samples_ : ndarray of shape (n_samples, p)
-        The chain's draws of ``(alpha..., beta)`` (topics aligned).
+    hyperparameter_samples_ : ndarray of shape (n_chains * ceil(n_samples / n_chains), p)
+        The chains' kept draws of ``(alpha..., beta)``, chain after chain
+        (topics aligned to the first chain).
+
+    chain_estimates_ : ndarray of shape (n_chains, p)
+        Each chain's own estimate of ``(alpha..., beta)`` (the maximizer of
+        its own Rao-Blackwellized marginal likelihood).
+
+    between_chain_ratio_ : float
+        ``tr(W^+ B) / p``: the sample covariance ``B`` of
+        ``chain_estimates_`` relative to the mean batch-means covariance
+        ``W`` of a one-chain estimate; about 1 when the chains agree, larger
+        when they sit in different regions (a ConvergenceWarning is raised
+        above the 99% point of its distribution for agreeing chains). NaN
+        for one chain.
 
     components_ : ndarray of shape (n_components, n_features)
         Topic-word pseudo-counts at the estimate: ``topic_word_prior_`` plus
@@ -193,20 +257,24 @@ class EmpiricalBayesLDA(GibbsLDA):
         sweeps. Row-normalized, the posterior mean topic-word distributions.
 
     log_likelihood_trace_ : ndarray of shape (n_iter_,)
-        ``log p(w, z | alpha, beta)`` after each sweep.
+        ``log p(w, z | alpha, beta)`` of the first chain after each sweep.
 
     trace_ : ChainTrace
-        Per-sweep record of the chain (log-likelihood, topic shares, ``h``).
+        Per-iteration record of the first chain (log-likelihood, topic
+        shares, ``h``).
 
     n_iter_ : int
-        Topic sweeps done by ``fit`` (``burn_in + n_samples + n_final_iter``).
+        Iterations done by ``fit``: ``burn_in + ceil(n_samples / n_chains)``
+        iterations of the chains (each sweeps every chain once) and
+        ``n_final_iter`` sweeps of the first chain.
 
     acceptance_rate_ : float
-        Mean HMC acceptance probability after the burn-in (NaN for the
-        augmentation sampler).
+        Mean HMC acceptance probability after the burn-in, over the chains
+        (NaN for the augmentation sampler).
 
     hmc_step_size_ : float
-        Step size used after the burn-in (NaN for the augmentation sampler).
+        Step size of the first chain after the burn-in (NaN for the
+        augmentation sampler).
 
     n_features_in_ : int
         Number of features seen during fit.
@@ -229,8 +297,12 @@ class EmpiricalBayesLDA(GibbsLDA):
     auxiliaries are drawn from each ``z_i`` for this purpose). The
     hyperparameter updates use histograms of the count matrices only and
     never pass over tokens. The covariance is a Monte Carlo error (how much
-    the estimate would move with another chain), not a sampling error of the
-    corpus.
+    the estimate would move with another run), not a sampling error of the
+    corpus. A ConvergenceWarning is raised when a chain of ``h`` still
+    drifts over its kept draws (far starting values or too short a burn-in:
+    trend z-score of ``log h`` above 4) and when the chains disagree
+    (``between_chain_ratio_``); the estimate is not to be trusted as is
+    then.
 
     References
     ----------
@@ -262,6 +334,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         "hmc_n_steps": [Interval(Integral, 1, None, closed="left")],
         "hmc_step_size": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "n_batches": [None, Interval(Integral, 2, None, closed="left")],
+        "n_chains": [Interval(Integral, 1, None, closed="left")],
         "hyperprior": [tuple, list],
         "doc_topic_prior": [None, Interval(Real, 0, None, closed="neither")],
         "topic_word_prior": [None, Interval(Real, 0, None, closed="neither")],
@@ -286,6 +359,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         hmc_n_steps=2,
         hmc_step_size="auto",
         n_batches=None,
+        n_chains=4,
         hyperprior=(1.0, 0.01),
         doc_topic_prior=None,
         topic_word_prior=None,
@@ -303,6 +377,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         self.hmc_n_steps = hmc_n_steps
         self.hmc_step_size = hmc_step_size
         self.n_batches = n_batches
+        self.n_chains = n_chains
         self.hyperprior = hyperprior
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -325,56 +400,70 @@ class EmpiricalBayesLDA(GibbsLDA):
                              f"got {self.hyperprior!r}.")
         return a, b
 
+    def _n_kept_per_chain(self):
+        """Kept iterations of each chain: ``n_samples`` shared by the chains
+        (rounded up), at least 4 for the batch means."""
+        return max(-(-self.n_samples // self.n_chains), 4)
+
     def _n_sweeps_per_fit(self):
-        return self.burn_in + self.n_samples + self.n_final_iter
+        # One iteration sweeps every chain once; the final sweeps run the first.
+        return self.burn_in + self._n_kept_per_chain() + self.n_final_iter
 
     # ------------------------------------------------------- the model's steps
     def _start_run(self, X, doc_ptr, word_ids, seed):
-        chain_seed, prior_seed = np.random.SeedSequence(seed).spawn(2)
         n_topics = self.n_components
-        chain = TopicChain.random(doc_ptr, word_ids, n_topics, X.shape[1], chain_seed)
         start = tuple(1.0 / n_topics if v is None else float(v)
                       for v in (self.doc_topic_prior, self.topic_word_prior))
-        priors = DirichletPriors.for_chain(chain, "auto", "auto", prior_seed,
-                                           symmetric_alpha=self.symmetric_alpha,
-                                           hyperprior=self._hyperprior, start=start)
-        hmc = None
-        if self.sampler == "hmc":
-            adapt = self.hmc_step_size == "auto"
-            hmc = _HMCTuner(0.05 if adapt else float(self.hmc_step_size),
-                            np.ones(priors.n_estimated), adapt, self.burn_in)
-        return _EBRun(chain, priors, hmc=hmc, perm=np.arange(n_topics, dtype=np.int64))
+        h_chains = []
+        for chain_seed, prior_seed in (s.spawn(2) for s in
+                                       np.random.SeedSequence(seed).spawn(self.n_chains)):
+            chain = TopicChain.random(doc_ptr, word_ids, n_topics, X.shape[1], chain_seed)
+            priors = DirichletPriors.for_chain(chain, "auto", "auto", prior_seed,
+                                               symmetric_alpha=self.symmetric_alpha,
+                                               hyperprior=self._hyperprior, start=start)
+            hmc = None
+            if self.sampler == "hmc":
+                adapt = self.hmc_step_size == "auto"
+                hmc = _HMCTuner(0.05 if adapt else float(self.hmc_step_size),
+                                np.ones(priors.n_estimated), adapt, self.burn_in)
+            h_chains.append(_HChain(chain, priors, hmc, np.arange(n_topics, dtype=np.int64)))
+        first = h_chains[0]
+        return _EBRun(first.chain, first.priors, h_chains=h_chains)
 
     def _sweep(self, run):
         it = run.iteration
-        chain, priors = run.chain, run.priors
-        chain.sweep_lda(priors.alpha, priors.beta, self.n_jobs, self.method)
-        n_chain = self.burn_in + self.n_samples
+        n_chain = self.burn_in + self._n_kept_per_chain()
         if it < n_chain:
-            self._update_h(run, kept=it >= self.burn_in)
+            for hc in run.h_chains:
+                hc.chain.sweep_lda(hc.priors.alpha, hc.priors.beta, self.n_jobs, self.method)
+                self._update_h(run, hc, kept=it >= self.burn_in)
+            priors = run.priors
             run.trace.record(doc_topic_prior=priors.alpha[0], topic_word_prior=priors.beta)
             if it + 1 == n_chain:
                 self._estimate(run)
         else:
+            priors = run.priors
+            run.chain.sweep_lda(priors.alpha, priors.beta, self.n_jobs, self.method)
             run.trace.record(doc_topic_prior=priors.alpha[0], topic_word_prior=priors.beta)
             if it >= n_chain + self.n_final_iter - max(self.n_final_iter // 2, 1):
                 run.keep_counts()
 
-    def _update_h(self, run, kept):
-        """One update of h given the topics (augmentation or HMC), recording
-        the Gamma parameters of the Rao-Blackwellized density (topics aligned
-        to a reference sample when alpha is per topic) after the burn-in."""
-        chain, priors = run.chain, run.priors
-        if run.hmc is None:
+    def _update_h(self, run, hc, kept):
+        """One update of h given the topics of chain ``hc`` (augmentation or
+        HMC), recording the Gamma parameters of the Rao-Blackwellized density
+        (topics aligned to a reference sample of the first chain when alpha is
+        per topic) after the burn-in."""
+        chain, priors = hc.chain, hc.priors
+        if hc.hmc is None:
             shapes, rates = priors.conditionals(chain)
             priors.set_estimated([gamma_draw(priors.states[2], s, r)
                                   for s, r in zip(shapes, rates)])
         else:
             u = np.log(priors.estimated_values())
-            accept = hmc_update(u, run.hmc.inv_mass, run.hmc.step, self.hmc_n_steps,
+            accept = hmc_update(u, hc.hmc.inv_mass, hc.hmc.step, self.hmc_n_steps,
                                 priors.symmetric_alpha, priors._count(chain), chain.topic_total,
                                 priors.n_words, *self._hyperprior, priors.states[2])
-            run.hmc.after(run.iteration, accept, u)
+            hc.hmc.after(run.iteration, accept, u)
             priors.set_estimated(np.exp(u))
             shapes, rates = priors.conditionals(chain) if kept else (None, None)
         if not (np.all(np.isfinite(priors.alpha)) and np.all(priors.alpha > 0)
@@ -390,37 +479,90 @@ class EmpiricalBayesLDA(GibbsLDA):
         values = priors.estimated_values()
         if not priors.symmetric_alpha:
             # Current topic t is reference topic perm[t]: store alpha_t and its
-            # shape there (the rates of the alphas are all equal).
+            # shape there (the rates of the alphas are all equal). Every chain
+            # is aligned to the first chain's reference, so that their draws
+            # can be pooled.
             if run.reference is None:
                 run.reference = _column_normalize(chain.word_topic)
-            align_topics(chain.word_topic, chain.topic_total, run.reference, run.perm)
-            shapes, values = _aligned(shapes, run.perm), _aligned(values, run.perm)
+            align_topics(chain.word_topic, chain.topic_total, run.reference, hc.perm)
+            shapes, values = _aligned(shapes, hc.perm), _aligned(values, hc.perm)
         priors.record(shapes, rates)
-        run.samples.append(values)
+        hc.samples.append(values)
 
     def _estimate(self, run):
-        """h_hat, its batch-means covariance, and h fixed at h_hat (in the
-        current topic labels) for the final sweeps."""
-        priors = run.priors
-        shapes, rates = priors.recorded()
+        """h_hat from the pooled draws of every chain, its covariance (batch
+        means within chains, inflated by the spread between chains), the
+        warnings, and h fixed at h_hat (in the first chain's current topic
+        labels) for the final sweeps."""
+        recorded = [hc.priors.recorded() for hc in run.h_chains]
+        shapes = np.concatenate([r[0] for r in recorded])
+        rates = np.concatenate([r[1] for r in recorded])
         if not (np.all(np.isfinite(shapes)) and np.all(np.isfinite(rates))
                 and np.all(rates > 0)):
             from .exceptions import ChainDivergenceError
 
             raise ChainDivergenceError(f"{type(self).__name__}.fit: the chain produced "
                                        "non-finite Gamma parameters; try another hyperprior.")
-        run.density = priors.density()
-        samples = np.array(run.samples)
+        run.density = RaoBlackwellDensity(shapes, rates, self._hyperprior)
+        samples = np.concatenate([np.array(hc.samples) for hc in run.h_chains])
         run.h_hat = run.density.argmax(np.exp(np.log(samples).mean(axis=0)))
-        n_batches = self.n_batches or max(2, int(np.floor(self.n_samples ** (1.0 / 3.0) + 1e-9)))
-        n_batches = min(n_batches, self.n_samples // 2)
-        run.covariance = _batch_means_covariance(shapes, rates, self._hyperprior, run.h_hat,
-                                                 n_batches)
+        n_kept = self._n_kept_per_chain()
+        n_batches = self.n_batches or max(2, int(np.floor(n_kept ** (1.0 / 3.0) + 1e-9)))
+        n_batches = max(min(n_batches, n_kept // 2), 2)
+        estimates, within = [], []
+        for (chain_shapes, chain_rates), hc in zip(recorded, run.h_chains):
+            own = RaoBlackwellDensity(chain_shapes, chain_rates, self._hyperprior)
+            estimates.append(own.argmax(run.h_hat))
+            within.append(_batch_means_covariance(chain_shapes, chain_rates, self._hyperprior,
+                                                  estimates[-1], n_batches))
+        run.chain_estimates = np.array(estimates)
+        run.covariance, run.between_ratio = _pooled_covariance(run.chain_estimates,
+                                                               np.mean(within, axis=0))
+        self._warn_if_unsettled(run)
+        priors = run.priors
         if priors.symmetric_alpha:
             priors.set_estimated(run.h_hat)
         else:
-            priors.alpha[:] = run.h_hat[:-1][run.perm]
+            priors.alpha[:] = run.h_hat[:-1][run.h_chains[0].perm]
             priors.beta = float(run.h_hat[-1])
+
+    def _warn_if_unsettled(self, run):
+        """ConvergenceWarning when a chain of h still drifts over its kept
+        draws (far starting values, too short a burn-in) or when the chains
+        disagree about h beyond what their batch means explain."""
+        whom = type(self).__name__
+        # Trend z-scores of each chain's kept log h, combined over the chains
+        # (Stouffer): a start far from the estimate moves every chain the same
+        # way, while the chance excursions of agreeing chains cancel.
+        draws = np.log(np.array([hc.samples for hc in run.h_chains]))
+        z = np.array([[trend_z_score(chain_draws[:, j]) for j in range(draws.shape[2])]
+                      for chain_draws in draws])
+        combined = z.sum(axis=0) / math.sqrt(z.shape[0])
+        drifting = [name for name, value in zip(self._h_names(), combined)
+                    if abs(value) > DRIFT_Z]
+        if drifting:
+            warnings.warn(
+                f"{whom}: the hyperparameter chain is still moving over its kept draws "
+                f"({', '.join(drifting)}; trend z-score above {DRIFT_Z:g}): it "
+                "has not reached the region of the estimate, and the estimate and its "
+                "covariance are not reliable. Increase burn_in and n_samples, or start "
+                "nearer (doc_topic_prior, topic_word_prior).",
+                ConvergenceWarning, stacklevel=5)
+        if self.n_chains > 1 and run.between_ratio > _disagreement_threshold(
+                run.chain_estimates.shape[1], self.n_chains):
+            warnings.warn(
+                f"{whom}: the {self.n_chains} chains disagree about the hyperparameters: "
+                f"their estimates are {math.sqrt(run.between_ratio):.1f} times as spread as "
+                "each chain's batch means imply (the chains sit in different regions of the "
+                "topics). hyperparameter_covariance_ includes this spread, so the region "
+                "is honest but wide; increase burn_in and n_samples for a sharper estimate.",
+                ConvergenceWarning, stacklevel=5)
+
+    def _h_names(self):
+        if self.symmetric_alpha:
+            return ["doc_topic_prior", "topic_word_prior"]
+        return [f"doc_topic_prior[{t}]" for t in range(self.n_components)] + [
+            "topic_word_prior"]
 
     def _finish(self, run):
         if run.h_hat is None:
@@ -429,15 +571,20 @@ class EmpiricalBayesLDA(GibbsLDA):
         symmetric = self.symmetric_alpha
         h_hat = run.h_hat
         self._density = run.density
-        self.hyperparameter_samples_ = np.array(run.samples)
+        self.hyperparameter_samples_ = np.concatenate([np.array(hc.samples)
+                                                       for hc in run.h_chains])
         self.hyperparameter_covariance_ = run.covariance
+        self.chain_estimates_ = run.chain_estimates
+        self.between_chain_ratio_ = float(run.between_ratio)
         self.doc_topic_prior_ = float(h_hat[0]) if symmetric else h_hat[:-1].copy()
         self.topic_word_prior_ = float(h_hat[-1])
-        hmc = run.hmc is not None
-        self.acceptance_rate_ = run.hmc.accept_sum / self.n_samples if hmc else float("nan")
-        self.hmc_step_size_ = float(run.hmc.step) if hmc else float("nan")
+        tuners = [hc.hmc for hc in run.h_chains if hc.hmc is not None]
+        n_kept = self._n_kept_per_chain()
+        self.acceptance_rate_ = (float(np.mean([t.accept_sum / n_kept for t in tuners]))
+                                 if tuners else float("nan"))
+        self.hmc_step_size_ = float(tuners[0].step) if tuners else float("nan")
         components = np.empty((self.n_components, run.chain.n_words))
-        components[run.perm] = run.mean_counts()
+        components[run.h_chains[0].perm] = run.mean_counts()
         self.components_ = components + self.topic_word_prior_
 
     def _alpha_vector(self):
@@ -530,6 +677,33 @@ def _column_normalize(word_topic):
     totals = word_topic.sum(axis=0).astype(np.float64)
     totals[totals == 0] = 1.0
     return np.ascontiguousarray(word_topic / totals)
+
+
+def _pooled_covariance(estimates, within):
+    """Covariance of the pooled estimate of ``m`` chains and the between-chain ratio.
+
+    ``within`` is the mean of the chains' batch-means covariances (that of a
+    one-chain estimate). If the chains mix, the chains' estimates scatter
+    with that covariance and the pooled estimate's covariance is
+    ``within / m``; if they sit in different regions of the topics, they
+    scatter more, by ``ratio = tr(within^+ B) / p`` (B the sample covariance
+    of the ``m`` estimates; about 1 when they agree), and the covariance is
+    inflated to ``max(1, ratio) * within / m``. One chain: ``within`` and NaN.
+    """
+    m, p = estimates.shape
+    if m == 1:
+        return within, float("nan")
+    between = np.atleast_2d(np.cov(estimates.T, ddof=1))
+    ratio = float(np.trace(np.linalg.pinv(within) @ between) / p)
+    return max(1.0, ratio) * within / m, ratio
+
+
+def _disagreement_threshold(p, m):
+    """Between-chain ratio exceeded with probability 1% by chains that agree
+    (the ratio is then about chi2 with p (m - 1) degrees of freedom, divided
+    by them)."""
+    df = p * (m - 1)
+    return float(chi2.ppf(0.99, df) / df)
 
 
 def _batch_means_covariance(shapes, rates, hyperprior, h_hat, n_batches):

@@ -4,9 +4,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
+from scipy.stats import chi2
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_pgtm import EmpiricalBayesLDA
+from sklearn_pgtm._eblda import _disagreement_threshold, _pooled_covariance
 
 from _corpora import lda_corpus
 
@@ -76,7 +79,9 @@ def test_transform_score_perplexity(fitted):
     np.testing.assert_allclose(model.perplexity(X[:20]), np.exp(-score / n_tokens))
     # Better than a uniform model over the vocabulary.
     assert model.perplexity(X) < X.shape[1]
-    assert model.n_iter_ == 50 + 100 + model.n_final_iter
+    # each of the 4 default chains keeps 100 / 4 iterations
+    assert model.n_iter_ == 50 + 25 + model.n_final_iter
+    assert model.hyperparameter_samples_.shape == (100, 2)
     assert model.components_.min() >= model.topic_word_prior_ - 1e-12
 
 
@@ -113,7 +118,7 @@ def test_input_validation(fitted):
 
 def test_verbose_prints(capsys, fitted):
     _, X = fitted
-    EmpiricalBayesLDA(2, n_samples=10, burn_in=0, n_final_iter=2, verbose=1,
+    EmpiricalBayesLDA(2, n_samples=10, burn_in=0, n_final_iter=2, n_chains=1, verbose=1,
                       random_state=0).fit(X)
     out = capsys.readouterr().out
     assert "sweep 10/" in out and "log_likelihood" in out and "done" in out
@@ -139,3 +144,97 @@ def test_fixed_hmc_step_and_batches(fitted):
     # a tiny step on the unit-mass scale is almost always accepted
     assert model.acceptance_rate_ > 0.9
     assert np.isnan(EmpiricalBayesLDA(3, n_samples=10, burn_in=0).fit(X).acceptance_rate_)
+
+
+# ------------------------------------------------- honest uncertainty, warnings
+
+
+def test_pooled_covariance_oracle():
+    """Chains whose estimates scatter with the within-chain covariance W have a
+    between-chain ratio of mean 1 (tr(W^-1 B) / p has expectation 1 for known W)
+    and exceed the warning threshold 1% of the time; scattering 3 times wider
+    (9 W) is seen as a ratio near 9 and inflates the covariance by it."""
+    rng = np.random.RandomState(0)
+    W = np.array([[4.0, 1.0], [1.0, 2.0]]) * 1e-4
+    L = np.linalg.cholesky(W)
+    m, p, n_reps = 4, 2, 1500
+    threshold = _disagreement_threshold(p, m)
+    np.testing.assert_allclose(threshold, chi2.ppf(0.99, p * (m - 1)) / (p * (m - 1)))
+    for scale, mean_ratio in ((1.0, 1.0), (3.0, 9.0)):
+        ratios = []
+        for _ in range(n_reps):
+            estimates = 0.3 + scale * rng.standard_normal((m, p)) @ L.T
+            cov, ratio = _pooled_covariance(estimates, W)
+            np.testing.assert_allclose(cov, max(1.0, ratio) * W / m)
+            ratios.append(ratio)
+        ratios = np.array(ratios)
+        # sd of the mean ratio: sqrt(2 / (p (m - 1)) / n_reps) * mean_ratio ~ 0.015 * mean
+        assert abs(ratios.mean() / mean_ratio - 1) < 0.06
+        if scale == 1.0:
+            # 1% expected; binomial sd 0.26%
+            assert 0.002 < np.mean(ratios > threshold) < 0.02
+        else:
+            assert np.mean(ratios > threshold) > 0.8
+    cov, ratio = _pooled_covariance(np.array([[0.3, 0.1]]), W)
+    np.testing.assert_array_equal(cov, W)
+    assert np.isnan(ratio)
+
+
+def _warnings_of(model, X):
+    with __import__("warnings").catch_warnings(record=True) as caught:
+        __import__("warnings").simplefilter("always")
+        model.fit(X)
+    return [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+
+
+def test_far_start_warns():
+    """Started at alpha = beta = 1e4 (issue 17: the chain ended at a uniform
+    model with no warning), the chains of h are still falling over their kept
+    draws and disagree: both warnings."""
+    X, _ = lda_corpus(150, 60, 3, 40, 0.3, 0.2, seed=3)
+    model = EmpiricalBayesLDA(3, n_samples=120, burn_in=60, n_final_iter=10, n_chains=3,
+                              doc_topic_prior=1e4, topic_word_prior=1e4, random_state=0)
+    messages = _warnings_of(model, X)
+    assert any("still moving" in m for m in messages)
+    assert any("3 chains disagree" in m for m in messages)
+    assert model.between_chain_ratio_ > _disagreement_threshold(2, 3)
+    # and the estimate is indeed far from the truth
+    assert model.doc_topic_prior_ > 10 * 0.3
+
+
+def test_chains_agree_on_lda_corpus():
+    """From the default start on a corpus drawn from LDA, the chains agree: no
+    warning about h, pooled draws of every chain, per-chain estimates near the
+    pooled one and a covariance that is the pooled one."""
+    X, _ = lda_corpus(300, 80, 3, 50, 0.3, 0.2, seed=4)
+    model = EmpiricalBayesLDA(3, n_samples=400, burn_in=100, n_final_iter=10,
+                              random_state=0)
+    messages = _warnings_of(model, X)
+    assert not any("hyperparameter" in m for m in messages), messages
+    assert model.chain_estimates_.shape == (4, 2)
+    assert model.hyperparameter_samples_.shape == (400, 2)
+    assert np.isfinite(model.between_chain_ratio_)
+    assert model.between_chain_ratio_ < _disagreement_threshold(2, 4)
+    h_hat = np.array([model.doc_topic_prior_, model.topic_word_prior_])
+    sd = np.sqrt(np.diag(model.hyperparameter_covariance_))
+    # every chain's own estimate within a few sd of one chain (2 sd of the pool)
+    assert np.all(np.abs(model.chain_estimates_ - h_hat) < 4 * 2 * sd)
+    np.testing.assert_allclose(h_hat, [0.3, 0.2], rtol=0.2)
+
+
+def test_covariance_matches_spread_across_fits():
+    """On a corpus drawn from LDA, the spread of the estimates of independent
+    fits matches the covariance the fits report (the 95% region of a fit holds
+    the estimates of the others often; one chain per fit reported too small a
+    covariance on real corpora, issue 17)."""
+    X, _ = lda_corpus(150, 60, 3, 40, 0.3, 0.2, seed=3)
+    models = [EmpiricalBayesLDA(3, n_samples=120, burn_in=60, n_final_iter=4, n_chains=3,
+                                random_state=seed).fit(X) for seed in range(8)]
+    h = np.array([[m.doc_topic_prior_, m.topic_word_prior_] for m in models])
+    reported = np.sqrt(np.mean([np.diag(m.hyperparameter_covariance_) for m in models], axis=0))
+    ratio = h.std(axis=0, ddof=1) / reported
+    # 8 fits: the sd across fits has about 27% relative error
+    assert np.all((ratio > 0.5) & (ratio < 2.0)), ratio
+    pairs = np.mean([models[i].in_confidence_region(*h[j])
+                     for i in range(8) for j in range(8) if i != j])
+    assert pairs > 0.4, pairs
