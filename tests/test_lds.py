@@ -14,6 +14,7 @@ from scipy.stats import invwishart, multinomial
 
 from sklearn_pgtm import MultinomialLDS
 from sklearn_pgtm._kernels._lds import (
+    calibrate_offsets,
     draw_emission_rows,
     draw_omega,
     emission_statistics,
@@ -194,6 +195,25 @@ def _grid_weights(sd, n=801, width=8.0):
     grid = np.linspace(-width * sd, width * sd, n)
     w = np.exp(-0.5 * (grid / sd) ** 2)
     return grid, w / w.sum()
+
+
+def test_calibrated_offsets_match_the_target_counts():
+    # Oracle: the stick-breaking probabilities of the calibrated offsets,
+    # weighted by the row totals and summed over rows (NumPy map), give the
+    # target counts, for targets from very common to far rarer than any row's
+    # probability at zero offset.
+    rng = np.random.default_rng(3)
+    n_rows, dim, n_categories = 80, 3, 12
+    C = rng.normal(scale=0.8, size=(n_categories - 1, dim))
+    z = rng.normal(size=(n_rows, dim))
+    weight = rng.integers(1, 5, size=n_rows).astype(float)
+    share = np.r_[0.4, 0.2, rng.dirichlet(np.ones(n_categories - 3)) * 0.4, 1e-4]
+    share /= share.sum()
+    target = share * weight.sum()
+    offset = np.zeros(n_categories - 1)
+    calibrate_offsets(C, z, weight, target, offset)
+    achieved = (weight[:, None] * _pi(z @ C.T + offset)).sum(axis=0)
+    np.testing.assert_allclose(achieved, target, rtol=1e-8)
 
 
 def test_particle_filter_matches_quadrature():
