@@ -517,9 +517,11 @@ def main(quick=False, parts=None):
         t0 = time.perf_counter()
         text, values = fn(quick)
         print(f"{title}: {values} ({time.perf_counter() - t0:.0f} s)", flush=True)
+        load = os.getloadavg()[0]
         write_section(f"lds-{name}", title,
-                      "Machine shared with other jobs while measuring (2 cores, load 5-10); "
-                      "timings are indicative.\n\n" + text)
+                      "Loaded machine: shared with other jobs while measuring (2 cores, "
+                      f"1-minute load average {load:.1f} at the end of this part); timings "
+                      "are indicative.\n\n" + text)
         summary.update(values)
     return summary
 

@@ -207,13 +207,14 @@ def draw_emission_rows(gram, moment, emission_precision, offset_mean, offset_pre
 
 
 @njit(cache=CACHE, nogil=True)
-def _solve_offset(scaled_rest, shift, target, lo, hi):
+def _solve_offset(scaled_rest, shift, target, lo, hi, start):
     """The ``m`` in ``[lo, hi]`` with ``sum_t scaled_rest[t] sigmoid(shift[t] + m)
     = target`` (the sum increases with m): Newton steps on the log of the
-    sum, kept inside a shrinking bracket (bisection when a step leaves it);
-    at most 100 iterations."""
+    sum from ``start`` (the midpoint when it lies outside the bracket), kept
+    inside a shrinking bracket (bisection when a step leaves it); at most
+    100 iterations."""
     log_target = math.log(target)
-    m = 0.5 * (lo + hi)
+    m = start if lo < start < hi else 0.5 * (lo + hi)
     for _ in range(100):
         g = 0.0
         slope = 0.0
@@ -241,6 +242,9 @@ def _solve_offset(scaled_rest, shift, target, lo, hi):
 @njit(cache=CACHE, nogil=True)
 def calibrate_offsets(emission, z, row_weight, target, offset):
     """Offsets ``mu`` with ``sum_t w_t pi(C z_t + mu) = target`` (all K entries).
+
+    ``offset`` holds the starting values on entry (the previous calibration:
+    a few Newton steps then suffice) and the solution on exit.
 
     ``row_weight`` w_t (the row totals N_t) weighs the rows; ``target`` (K,)
     are the expected counts to match (sum: ``sum_t w_t``). The stick-breaking
@@ -276,7 +280,7 @@ def calibrate_offsets(emission, z, row_weight, target, offset):
         share = min(max(target[k] / total, 1e-300), 1.0 - 1e-12)
         base = math.log(share) - math.log1p(-share)
         offset[k] = _solve_offset(scaled_rest, shift, target[k], base - high - 1e-9,
-                                  base - low + 1e-9)
+                                  base - low + 1e-9, offset[k])
         for t in range(n_rows):
             log_rest[t] += log_sigmoid_pair(shift[t] + offset[k])[1]
 
