@@ -369,6 +369,31 @@ def test_recovers_dynamics_spectrum_and_probabilities():
     np.testing.assert_allclose(smoothed.sum(axis=1), 1.0)
 
 
+def test_recovers_a_fast_rotation_next_to_a_slow_one():
+    # Two damped rotations (0.98 e^{+-0.15i}, 0.9 e^{+-0.6i}) seen through 20
+    # categories. Without the offset calibration the chain spent a state
+    # dimension on a constant correction of the offsets (eigenvalue ~0.999)
+    # and returned the fast pair as two real eigenvalues (benchmarks/lds.py).
+    rng = np.random.default_rng(0)
+    A = np.zeros((4, 4))
+    for block, (radius, angle) in enumerate([(0.98, 0.15), (0.9, 0.6)]):
+        c, s = np.cos(angle), np.sin(angle)
+        A[2 * block:2 * block + 2, 2 * block:2 * block + 2] = radius * np.array([[c, -s],
+                                                                                  [s, c]])
+    C = rng.normal(size=(19, 4))
+    mu = rng.normal(scale=0.5, size=19) - np.log(np.arange(19, 0, -1))
+    z = np.zeros((1000, 4))
+    for t in range(1, 1000):
+        z[t] = A @ z[t - 1] + rng.normal(scale=np.sqrt(0.02), size=4)
+    X = np.vstack([rng.multinomial(20, p / p.sum()) for p in _pi(z @ C.T + mu)])
+    lds = MultinomialLDS(4, max_iter=100, random_state=0).fit(X)
+    fitted = np.linalg.eigvals(lds.dynamics_matrix_)
+    for radius, angle in [(0.98, 0.15), (0.9, 0.6)]:
+        nearest = fitted[np.argmin(np.abs(fitted - radius * np.exp(1j * angle)))]
+        assert abs(abs(nearest) - radius) < 0.05, fitted
+        assert abs(abs(np.angle(nearest)) - angle) < 0.06, fitted
+
+
 @pytest.fixture(scope="module")
 def small_fit():
     X, _, _ = _simulate(1, n_rows=60, n_counts=5)
