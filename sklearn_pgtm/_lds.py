@@ -370,9 +370,9 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         Gibbs sweeps in :meth:`fit`. On the validation split of the text
         benchmark (``benchmarks/RESULTS.md``, "MultinomialLDS: defaults";
         measured before ``calibrate_offset`` existed, as are the validation
-        figures of the parameters below) the held-out score peaks at 100 sweeps (25: -0.018, 50: +0.006, 100:
-        +0.007, 200: -0.005, 400: -0.024 nats per token relative to the
-        add-one multinomial); on data drawn from the model 100 and 400 sweeps
+        figures of the parameters below) the held-out score peaks at 100
+        sweeps (25: -0.018, 50: +0.006, 100: +0.007, 200: -0.005, 400: -0.024
+        nats per token relative to the add-one multinomial); on data drawn from the model 100 and 400 sweeps
         give the same smoothed-probability error.
 
     burn_in : int, default=None
