@@ -302,8 +302,8 @@ def text_protocol(quick):
             seconds.append(time.perf_counter() - t0)
             per_sweep.append(seconds[-1] / lds.n_iter_)
             per_seed.append(lds_per_token(lds, X_test, test))
-        name = "MultinomialLDS (" + (", ".join(f"{k}={v}" for k, v in params.items())
-                                     or "defaults") + (f", max_iter={max_iter}" if quick else "") + ")"
+        label = ", ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
+        name = f"MultinomialLDS ({label}" + (f", max_iter={max_iter})" if quick else ")")
         add_row(name, per_seed, f"{np.mean(seconds):.1f} ({np.mean(per_sweep):.3f} s/sweep)")
         if not params:
             lds_name, lds_sweep = name, float(np.mean(per_sweep))

@@ -372,8 +372,9 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         measured before ``calibrate_offset`` existed, as are the validation
         figures of the parameters below) the held-out score peaks at 100
         sweeps (25: -0.018, 50: +0.006, 100: +0.007, 200: -0.005, 400: -0.024
-        nats per token relative to the add-one multinomial); on data drawn from the model 100 and 400 sweeps
-        give the same smoothed-probability error.
+        nats per token relative to the add-one multinomial); on data drawn
+        from the model 100 and 400 sweeps give the same smoothed-probability
+        error.
 
     burn_in : int, default=None
         Sweeps discarded before posterior draws are kept; ``None`` means
