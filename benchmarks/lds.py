@@ -353,7 +353,7 @@ def text_protocol(quick):
         diff = results[lds_name] - results[other]
         return diff.mean(), diff.std(ddof=1) / np.sqrt(diff.size)
 
-    comparisons = [(other, *[f"{v:+.4f}" for v in paired(other)])
+    comparisons = [(other, f"{paired(other)[0]:+.4f}", f"{paired(other)[1]:.4f}")
                    for other in (hmm_name, glds_name)]
     body = (
         "Alice's Adventures in Wonderland (`load_wonderland(n_words=1000, n_tokens=4000)`), "
