@@ -14,6 +14,7 @@ from scipy.stats import invwishart, multinomial
 
 from sklearn_pgtm import MultinomialLDS
 from sklearn_pgtm._kernels._lds import (
+    calibrate_offsets,
     draw_emission_rows,
     draw_omega,
     emission_statistics,
@@ -196,6 +197,25 @@ def _grid_weights(sd, n=801, width=8.0):
     return grid, w / w.sum()
 
 
+def test_calibrated_offsets_match_the_target_counts():
+    # Oracle: the stick-breaking probabilities of the calibrated offsets,
+    # weighted by the row totals and summed over rows (NumPy map), give the
+    # target counts, for targets from very common to far rarer than any row's
+    # probability at zero offset.
+    rng = np.random.default_rng(3)
+    n_rows, dim, n_categories = 80, 3, 12
+    C = rng.normal(scale=0.8, size=(n_categories - 1, dim))
+    z = rng.normal(size=(n_rows, dim))
+    weight = rng.integers(1, 5, size=n_rows).astype(float)
+    share = np.r_[0.4, 0.2, rng.dirichlet(np.ones(n_categories - 3)) * 0.4, 1e-4]
+    share /= share.sum()
+    target = share * weight.sum()
+    offset = np.zeros(n_categories - 1)
+    calibrate_offsets(C, z, weight, target, offset)
+    achieved = (weight[:, None] * _pi(z @ C.T + offset)).sum(axis=0)
+    np.testing.assert_allclose(achieved, target, rtol=1e-8)
+
+
 def test_particle_filter_matches_quadrature():
     # L = 1, three categories, two rows: p(x_0) and p(x_1 | x_0) on a grid.
     A, Q, C, mu = 0.8, 0.5, np.array([[1.0], [-0.7]]), np.array([0.2, -0.1])
@@ -347,6 +367,31 @@ def test_recovers_dynamics_spectrum_and_probabilities():
     err_raw = np.abs(raw - pi).sum(axis=1).mean()
     assert err_smoothed < 0.5 * err_raw, (err_smoothed, err_raw)
     np.testing.assert_allclose(smoothed.sum(axis=1), 1.0)
+
+
+def test_recovers_a_fast_rotation_next_to_a_slow_one():
+    # Two damped rotations (0.98 e^{+-0.15i}, 0.9 e^{+-0.6i}) seen through 20
+    # categories. Without the offset calibration the chain spent a state
+    # dimension on a constant correction of the offsets (eigenvalue ~0.999)
+    # and returned the fast pair as two real eigenvalues (benchmarks/lds.py).
+    rng = np.random.default_rng(0)
+    A = np.zeros((4, 4))
+    for block, (radius, angle) in enumerate([(0.98, 0.15), (0.9, 0.6)]):
+        c, s = np.cos(angle), np.sin(angle)
+        A[2 * block:2 * block + 2, 2 * block:2 * block + 2] = radius * np.array([[c, -s],
+                                                                                  [s, c]])
+    C = rng.normal(size=(19, 4))
+    mu = rng.normal(scale=0.5, size=19) - np.log(np.arange(19, 0, -1))
+    z = np.zeros((1000, 4))
+    for t in range(1, 1000):
+        z[t] = A @ z[t - 1] + rng.normal(scale=np.sqrt(0.02), size=4)
+    X = np.vstack([rng.multinomial(20, p / p.sum()) for p in _pi(z @ C.T + mu)])
+    lds = MultinomialLDS(4, max_iter=100, random_state=0).fit(X)
+    fitted = np.linalg.eigvals(lds.dynamics_matrix_)
+    for radius, angle in [(0.98, 0.15), (0.9, 0.6)]:
+        nearest = fitted[np.argmin(np.abs(fitted - radius * np.exp(1j * angle)))]
+        assert abs(abs(nearest) - radius) < 0.05, fitted
+        assert abs(abs(np.angle(nearest)) - angle) < 0.06, fitted
 
 
 @pytest.fixture(scope="module")

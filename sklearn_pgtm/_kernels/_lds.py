@@ -207,6 +207,85 @@ def draw_emission_rows(gram, moment, emission_precision, offset_mean, offset_pre
 
 
 @njit(cache=CACHE, nogil=True)
+def _solve_offset(scaled_rest, shift, target, lo, hi, start):
+    """The ``m`` in ``[lo, hi]`` with ``sum_t scaled_rest[t] sigmoid(shift[t] + m)
+    = target`` (the sum increases with m): Newton steps on the log of the
+    sum from ``start`` (the midpoint when it lies outside the bracket), kept
+    inside a shrinking bracket (bisection when a step leaves it); at most
+    100 iterations."""
+    log_target = math.log(target)
+    m = start if lo < start < hi else 0.5 * (lo + hi)
+    for _ in range(100):
+        g = 0.0
+        slope = 0.0
+        for t in range(shift.shape[0]):
+            log_sig, log_one_minus = log_sigmoid_pair(shift[t] + m)
+            s = scaled_rest[t] * math.exp(log_sig)
+            g += s
+            slope += s * math.exp(log_one_minus)
+        if g <= 0.0:
+            lo = m
+            m = 0.5 * (lo + hi)
+            continue
+        gap = math.log(g) - log_target
+        if gap > 0.0:
+            hi = m
+        else:
+            lo = m
+        if abs(gap) < 1e-12 or hi - lo < 1e-12:
+            break
+        step = m - gap * g / slope if slope > 0.0 else 0.5 * (lo + hi)
+        m = step if lo < step < hi else 0.5 * (lo + hi)
+    return m
+
+
+@njit(cache=CACHE, nogil=True)
+def calibrate_offsets(emission, z, row_weight, target, offset):
+    """Offsets ``mu`` with ``sum_t w_t pi(C z_t + mu) = target`` (all K entries).
+
+    ``offset`` holds the starting values on entry (the previous calibration:
+    a few Newton steps then suffice) and the solution on exit.
+
+    ``row_weight`` w_t (the row totals N_t) weighs the rows; ``target`` (K,)
+    are the expected counts to match (sum: ``sum_t w_t``). The stick-breaking
+    map fixes the offsets one stick at a time: given ``mu_0 .. mu_{k-1}``,
+    the mass ``R_tk`` left at stick k in row t is known and ``mu_k`` solves
+    ``sum_t w_t R_tk sigmoid(c_k . z_t + mu_k) = target_k``, a monotone
+    equation in one unknown (:func:`_solve_offset`); the last category then
+    receives the rest. Costs O(T K L) for T rows, K categories and state
+    dimension L. The solution is bracketed by ``logit(target_k / M_k) -
+    max_t c_k . z_t`` and ``logit(target_k / M_k) - min_t c_k . z_t`` with
+    ``M_k = sum_t w_t R_tk``.
+    """
+    n_rows, dim = z.shape
+    n_sticks = emission.shape[0]
+    log_rest = np.zeros(n_rows)
+    shift = np.empty(n_rows)
+    scaled_rest = np.empty(n_rows)
+    for k in range(n_sticks):
+        total = 0.0
+        low = math.inf
+        high = -math.inf
+        for t in range(n_rows):
+            s = 0.0
+            for a in range(dim):
+                s += emission[k, a] * z[t, a]
+            shift[t] = s
+            low = min(low, s)
+            high = max(high, s)
+            scaled_rest[t] = row_weight[t] * math.exp(log_rest[t])
+            total += scaled_rest[t]
+        if not (total > 0.0 and target[k] > 0.0):
+            continue
+        share = min(max(target[k] / total, 1e-300), 1.0 - 1e-12)
+        base = math.log(share) - math.log1p(-share)
+        offset[k] = _solve_offset(scaled_rest, shift, target[k], base - high - 1e-9,
+                                  base - low + 1e-9, offset[k])
+        for t in range(n_rows):
+            log_rest[t] += log_sigmoid_pair(shift[t] + offset[k])[1]
+
+
+@njit(cache=CACHE, nogil=True)
 def row_log_likelihood(stick_ptr, totals, kappa, row_log_coef, emission, offset, z, lo, hi,
                        out):
     """``out[t] = log Mult(x_t | N_t, pi(C z_t + mu))`` for rows ``lo:hi``."""
