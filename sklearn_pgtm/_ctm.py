@@ -6,11 +6,14 @@ Johnson, Adams (2015), "Dependent multinomial models made easy". User guide:
 :ref:`ctm`.
 """
 
+import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import invwishart
+from sklearn.decomposition import NMF
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import (
@@ -20,7 +23,12 @@ from ._base import (
     initial_topics,
 )
 from ._chain import TopicChain, infer_topics
-from ._kernels._ctm import logistic_normal_update, softmax_rows, stick_breaking_update
+from ._kernels._ctm import (
+    factor_topics,
+    logistic_normal_update,
+    softmax_rows,
+    stick_breaking_update,
+)
 from ._kernels._polyagamma import PG_METHODS
 from ._kernels._random import document_streams, make_streams
 from ._kernels._stick_breaking import stick_breaking
@@ -32,6 +40,9 @@ from .exceptions import ChainDivergenceError
 # |eta - mu| beyond this is a run-off chain (the failure mode of approximate
 # PG samplers reported by Chen et al.), not a plausible log-odds.
 _DIVERGENCE_BOUND = 1e4
+# Iterations of the factorization that gives the chain's initial topics.
+_FACTOR_ITER = 200
+_FACTOR_START = True
 # Plain LDA sweeps (Dirichlet(1) prior) before the correlated ones: at most
 # this many, and at most half of the burn-in.
 _WARMUP_SWEEPS = 20
@@ -53,6 +64,34 @@ def _niw_posterior_draw(x, mean0, kappa0, psi0, nu0, rng):
     sigma = 0.5 * (sigma + sigma.T)
     mu = rng.multivariate_normal(mean_n, sigma / kappa_n, method="cholesky")
     return mu, sigma
+
+
+def _factor_start(X, chain, seed):
+    """Restart ``chain`` (in place) from topics drawn by a nonnegative matrix
+    factorization of the counts, ``X ~ W H``: token ``(d, w)`` takes topic
+    ``k`` with probability ``∝ W[d, k] H[k, w]``.
+
+    Why: from random topics, the collapsed sweep gives two topics that
+    nearly always co-occur one topic in its first sweeps and spends the
+    topic it saved on a fragment of another one; single-token moves leave
+    that state only after hundreds of sweeps (user guide :ref:`ctm`,
+    "Merged topics"). The factorization separates such topics from the
+    start (the document-level variation of their shares is enough). It only
+    chooses the starting state: the chain that follows is unchanged.
+    """
+    n_topics = chain.n_topics
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        nmf = NMF(n_topics, init="nndsvda", solver="cd", max_iter=_FACTOR_ITER,
+                  random_state=int(seed.generate_state(1)[0]))
+        doc_weight = nmf.fit_transform(X)
+    tokens = chain.tokens
+    tokens.doc_topic[:] = 0
+    chain.word_topic[:] = 0
+    chain.topic_total[:] = 0
+    factor_topics(tokens.doc_ptr, tokens.word_ids, np.ascontiguousarray(doc_weight),
+                  np.ascontiguousarray(nmf.components_), make_streams(seed, chain.n_docs),
+                  tokens.topics, tokens.doc_topic, chain.word_topic, chain.topic_total)
 
 
 @dataclass
@@ -319,10 +358,13 @@ class CorrelatedTopicModel(GibbsTopicModel):
 
     # ------------------------------------------------------- the model's steps
     def _start_run(self, X, doc_ptr, word_ids, seed):
-        chain_seed, prior_seed, gauss_seed, niw_seed = np.random.SeedSequence(seed).spawn(4)
+        seeds = np.random.SeedSequence(seed).spawn(5)
+        chain_seed, prior_seed, gauss_seed, niw_seed, factor_seed = seeds
         n_docs, n_words = X.shape
         dim = self._dim()
         chain = TopicChain.random(doc_ptr, word_ids, self.n_components, n_words, chain_seed)
+        if self.n_components > 1 and _FACTOR_START:
+            _factor_start(X, chain, factor_seed)
         priors = DirichletPriors.for_chain(chain, None, self.topic_word_prior, prior_seed)
         priors.alpha[:] = 1.0  # the warm-up LDA sweeps' Dirichlet(1)
         a = self.prior_strength * n_docs
