@@ -169,15 +169,24 @@ class CorrelatedTopicModel(GibbsTopicModel):
         ``"auto"`` estimates it inside the chain (empirical Bayes, as
         :class:`GibbsLDA` does).
 
-    max_iter : int, default=100
-        Gibbs sweeps per call of :meth:`fit`. The first ``min(20, burn_in //
-        2)`` are plain LDA sweeps with a Dirichlet(1) prior (a warm start that
-        keeps co-occurring topics apart).
+    max_iter : int, default=300
+        Gibbs sweeps per call of :meth:`fit`. The chain starts from topics
+        drawn by a nonnegative factorization of the counts (a start that
+        keeps co-occurring topics apart; user guide :ref:`ctm`, "Merged
+        topics"); the first ``min(20, burn_in // 2)`` sweeps are plain LDA
+        sweeps with a Dirichlet(1) prior. Measured on corpora drawn from the
+        model (benchmarks/ctm_recovery.py, K = 10, D = 1,000, a pair of
+        topics at correlation 0.85): the worst L1 distance of a true topic to
+        its fitted match was 0.63 (logistic normal) / 0.66 (stick breaking)
+        after 100 sweeps, 0.39 / 0.49 after 200 and 0.36 / 0.39 after 300
+        (target < 0.5): the two halves of a strongly correlated pair finish
+        separating after 200-300 sweeps.
 
-    burn_in : int, default=50
-        Sweeps before ``(mu, Sigma)`` and the topic-word counts are averaged;
-        an "auto" ``topic_word_prior`` is estimated over the second half of
-        the burn-in and held at the estimate afterwards.
+    burn_in : int, default=150
+        Sweeps before ``(mu, Sigma)`` and the topic-word counts are averaged
+        (half of ``max_iter``, measured with it); an "auto"
+        ``topic_word_prior`` is estimated over the second half of the burn-in
+        and held at the estimate afterwards.
 
     n_infer_iter : int, default=30
         Gibbs sweeps over a new document's topics and Gaussian vector (topics
@@ -292,8 +301,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
         n_subiter=8,
         prior_strength=0.01,
         topic_word_prior="auto",
-        max_iter=100,
-        burn_in=50,
+        max_iter=300,
+        burn_in=150,
         n_infer_iter=30,
         warm_start=False,
         random_state=None,

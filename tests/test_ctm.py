@@ -194,8 +194,8 @@ def recovery(model, phi, corr):
 
 # Seeds 3 and 5 are corpora on which a chain started from random topics
 # merges a correlated pair (worst topic match -0.13 / -0.09 at the defaults,
-# issue 12); seed 0 one where it half does (0.86-0.90).
-RECOVERY_SEEDS = [0, 3, 5]
+# issue 12).
+RECOVERY_SEEDS = [3, 5]
 
 
 @pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
