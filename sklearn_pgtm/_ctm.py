@@ -74,8 +74,8 @@ def _factor_start(X, chain, seed):
     Why: from random topics, the collapsed sweep gives two topics that
     nearly always co-occur one topic in its first sweeps and spends the
     topic it saved on a fragment of another one; single-token moves leave
-    that state only after hundreds of sweeps (user guide :ref:`ctm`,
-    "Merged topics"). The factorization separates such topics from the
+    that state only after hundreds of sweeps (user guide
+    :ref:`ctm_merged`). The factorization separates such topics from the
     start (the document-level variation of their shares is enough). It only
     chooses the starting state: the chain that follows is unchanged.
     """
@@ -172,8 +172,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
     max_iter : int, default=300
         Gibbs sweeps per call of :meth:`fit`. The chain starts from topics
         drawn by a nonnegative factorization of the counts (a start that
-        keeps co-occurring topics apart; user guide :ref:`ctm`, "Merged
-        topics"); the first ``min(20, burn_in // 2)`` sweeps are plain LDA
+        keeps co-occurring topics apart; user guide
+        :ref:`ctm_merged`); the first ``min(20, burn_in // 2)`` sweeps are plain LDA
         sweeps with a Dirichlet(1) prior. Measured on corpora drawn from the
         model (benchmarks/ctm_recovery.py, K = 10, D = 1,000, a pair of
         topics at correlation 0.85): the worst L1 distance of a true topic to
