@@ -82,7 +82,8 @@ def _factor_start(X, chain, seed):
     n_topics = chain.n_topics
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        nmf = NMF(n_topics, init="nndsvda", solver="cd", max_iter=_FACTOR_ITER,
+        # init=None: NNDSVDa, or random when K > min(D, V) (NNDSVD needs K <= both).
+        nmf = NMF(n_topics, init=None, solver="cd", max_iter=_FACTOR_ITER,
                   random_state=int(seed.generate_state(1)[0]))
         doc_weight = nmf.fit_transform(X)
     tokens = chain.tokens
