@@ -42,6 +42,8 @@ from .exceptions import ChainDivergenceError
 _DIVERGENCE_BOUND = 1e4
 # Iterations of the factorization that gives the chain's initial topics.
 _FACTOR_ITER = 200
+# False: start from random topics (the start before issue 12's fix; the
+# tests switch it off to show that their recovery check sees merged topics).
 _FACTOR_START = True
 # Plain LDA sweeps (Dirichlet(1) prior) before the correlated ones: at most
 # this many, and at most half of the burn-in.
