@@ -71,8 +71,8 @@ def _niw_posterior_draw(x, mean0, kappa0, psi0, nu0, rng):
 
 def _factor_start(X, chain, seed):
     """Restart ``chain`` (in place) from topics drawn by a nonnegative matrix
-    factorization of the tf-idf weights of the counts, ``tfidf(X) ~ W H``: token ``(d, w)`` takes topic
-    ``k`` with probability ``∝ W[d, k] H[k, w]``.
+    factorization of the tf-idf weights of the counts, ``tfidf(X) ~ W H``:
+    token ``(d, w)`` takes topic ``k`` with probability ``∝ W[d, k] H[k, w]``.
 
     Why: from random topics, the collapsed sweep gives two topics that
     nearly always co-occur one topic in its first sweeps and spends the
