@@ -174,27 +174,80 @@ def test_niw_posterior_concentrates_on_the_data_moments():
 
 
 # ----------------------------------------------------------------- the model
-@pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
-def test_recovers_topic_correlations_from_model_data(link):
-    X, phi, corr = correlated_corpus()
-    model = CorrelatedTopicModel(6, link=link, pg_method="gaussian", max_iter=60,
-                                 burn_in=30, random_state=0).fit(X)
-    match = np.corrcoef(model.components_, phi)[:6, 6:]
-    fitted, true = linear_sum_assignment(-match)
-    assert match[fitted, true].min() > 0.9
+def recovery(model, phi, corr):
+    """(worst L1 distance between a true topic and its fitted match after
+    Hungarian matching, r between the fitted topic_correlation_ and the true
+    correlation of the centred log proportions)."""
+    n_topics = phi.shape[0]
+    fitted_topics = model.components_ / model.components_.sum(axis=1, keepdims=True)
+    distance = np.abs(fitted_topics[:, None, :] - phi[None, :, :]).sum(axis=2)
+    fitted, true = linear_sum_assignment(distance)
     order = fitted[np.argsort(true)]
     fitted_corr = model.topic_correlation_[np.ix_(order, order)]
-    # The true correlation in the same identifiable coordinates (centred log
-    # proportions), and the raw correlation matrix of Sigma.
-    centring = np.eye(6) - 1.0 / 6
+    centring = np.eye(n_topics) - 1.0 / n_topics
     true_cov = centring @ corr @ centring
     sd = np.sqrt(np.diag(true_cov))
-    true_centred = true_cov / np.outer(sd, sd)
-    iu = np.triu_indices(6, 1)
-    assert np.corrcoef(fitted_corr[iu], true_centred[iu])[0, 1] > 0.8
-    assert np.corrcoef(fitted_corr[iu], corr[iu])[0, 1] > 0.6
-    # The strongest pairs have the right signs.
-    assert fitted_corr[0, 1] > 0 and fitted_corr[2, 3] < 0
+    iu = np.triu_indices(n_topics, 1)
+    r = np.corrcoef(fitted_corr[iu], (true_cov / np.outer(sd, sd))[iu])[0, 1]
+    return distance[fitted, true].max(), r
+
+
+# Seeds 3 and 5 are corpora on which a chain started from random topics
+# merges a correlated pair (worst topic match -0.13 / -0.09 at the defaults,
+# issue 12).
+RECOVERY_SEEDS = [3, 5]
+
+
+@pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
+def test_recovers_topic_correlations_from_model_data(link):
+    # At the defaults: only n_components and random_state set.
+    for seed in RECOVERY_SEEDS:
+        X, phi, corr = correlated_corpus(seed=seed)
+        model = CorrelatedTopicModel(6, link=link, random_state=seed).fit(X)
+        worst_l1, r = recovery(model, phi, corr)
+        assert worst_l1 < 0.5, (seed, worst_l1)
+        assert r > 0.9, (seed, r)
+
+
+def test_recovery_check_fails_on_merged_topics(monkeypatch):
+    # The check above has power: started from random topics (the start
+    # before the factorization), the chain merges a pair of co-occurring
+    # topics on seed 5 and the check sees it.
+    import sklearn_pgtm._ctm as ctm
+
+    monkeypatch.setattr(ctm, "_FACTOR_START", False)
+    X, phi, corr = correlated_corpus(seed=5)
+    model = CorrelatedTopicModel(6, link="stick_breaking", random_state=5).fit(X)
+    worst_l1, _ = recovery(model, phi, corr)
+    assert worst_l1 > 0.5
+
+
+def test_factor_topics_draws_in_proportion_to_the_factorization():
+    # Every token of one (document, word) cell draws its topic from
+    # W[d] * H[:, w] normalized: a chi-square test of the counts.
+    from sklearn_pgtm._kernels._ctm import factor_topics
+
+    n_tokens = 20000
+    doc_ptr = np.array([0, n_tokens, n_tokens + 10], dtype=np.int64)
+    word_ids = np.concatenate([np.zeros(n_tokens), np.ones(10)]).astype(np.int32)
+    doc_weight = np.array([[0.5, 2.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
+    topic_weight = np.array([[1.0, 1.0], [0.3, 1.0], [5.0, 1.0], [0.7, 1.0]])
+    topics = np.empty(n_tokens + 10, dtype=np.int32)
+    doc_topic = np.zeros((2, 4), dtype=np.int32)
+    word_topic = np.zeros((2, 4), dtype=np.int32)
+    topic_total = np.zeros(4, dtype=np.int32)
+    factor_topics(doc_ptr, word_ids, doc_weight, topic_weight, make_streams(0, 2), topics,
+                  doc_topic, word_topic, topic_total)
+    expected = doc_weight[0] * topic_weight[:, 0]
+    expected = n_tokens * expected / expected.sum()
+    assert doc_topic[0, 2] == 0
+    keep = expected > 0
+    assert stats.chisquare(doc_topic[0, keep], expected[keep]).pvalue > 1e-3
+    # All-zero products (document 1): uniform, counts consistent.
+    assert doc_topic[1].sum() == 10
+    np.testing.assert_array_equal(word_topic.sum(axis=0), topic_total)
+    np.testing.assert_array_equal(doc_topic.sum(axis=0), topic_total)
+    np.testing.assert_array_equal(np.bincount(topics, minlength=4), topic_total)
 
 
 def test_attributes_reproducibility_and_scores():
