@@ -31,7 +31,11 @@ from ._kernels._dtm import (
     sum_squared_steps,
     topic_word_probabilities,
 )
-from ._kernels._likelihood import log_predictive
+from ._kernels._likelihood import (
+    log_dirichlet_multinomial_rows,
+    log_predictive,
+    log_topic_word_likelihood,
+)
 from ._kernels._polyagamma import PG_METHODS
 from ._kernels._random import document_streams, make_streams, seed_from
 from ._kernels._stick_breaking import inverse_stick_breaking
@@ -100,6 +104,39 @@ def _sample_topics_lda(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_t
     )
 
 
+def _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, beta, n_iter, seeds, n_threads):
+    """The best of ``len(seeds)`` independent collapsed LDA chains.
+
+    Each chain starts from random topics and runs ``n_iter`` sweeps; the
+    chain with the highest collapsed joint log-likelihood ``log p(w, z)`` is
+    kept (Gibbs LDA often settles in a mode that merges two topics and splits
+    another, much less likely than the best one; independent restarts escape
+    it). Chains run concurrently on ``n_threads`` threads; each has its own
+    seed, so the result does not depend on ``n_threads``.
+
+    Returns ``(topics, doc_topic, word_topic, topic_total)`` of the kept chain.
+    """
+    n_docs = doc_ptr.shape[0] - 1
+
+    def run_chain(seed):
+        init_seed, sweep_seed = seed.spawn(2)
+        state = random_topic_state(doc_ptr, word_ids, n_topics, n_words, init_seed)
+        streams = make_streams(sweep_seed, n_docs)
+        for _ in range(n_iter):
+            _sample_topics_lda(doc_ptr, word_ids, *state, alpha, beta, streams)
+        topics, doc_topic, word_topic, topic_total = state
+        score = (log_dirichlet_multinomial_rows(doc_topic, alpha)
+                 + log_topic_word_likelihood(word_topic, topic_total, beta))
+        return score, state
+
+    def block(lo, hi):
+        return [run_chain(seeds[c]) for c in range(lo, hi)]
+
+    cuts = balanced_cuts(np.arange(len(seeds) + 1), n_threads)
+    chains = [chain for part in map_ranges(block, cuts) for chain in part]
+    return max(chains, key=lambda chain: chain[0])[1]
+
+
 def _dirichlet_matched_prior(n_words, concentration):
     """Mean and variance of each stick's logit under a symmetric Dirichlet.
 
@@ -112,6 +149,17 @@ def _dirichlet_matched_prior(n_words, concentration):
     mean = digamma(concentration) - digamma(rest)
     var = polygamma(1, concentration) + polygamma(1, rest)
     return np.ascontiguousarray(mean), np.ascontiguousarray(var)
+
+
+def _draw_chain_variance(sum_squared_steps, n_steps, prior, gen):
+    """Draw sigma^2 from its conditional InvGamma(a0 + n / 2, b0 + SS / 2).
+
+    ``SS`` is the sum of the ``n`` squared steps of the random walks and
+    ``prior = (a0, b0)`` the inverse-gamma prior.
+    """
+    shape = prior[0] + 0.5 * n_steps
+    rate = prior[1] + 0.5 * sum_squared_steps
+    return float(rate / gen.gamma(shape))
 
 
 def _check_times(times, n_samples, whom):
@@ -192,6 +240,12 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     warm_start_iter : int, default=50
         Sweeps of plain collapsed LDA (all slices pooled) before the dynamic
         sweeps; the logits of every slice start at those of the LDA topics.
+
+    n_init : int, default=3
+        Independent LDA warm-start chains (run in parallel with ``n_jobs``);
+        the one with the highest joint likelihood ``p(words, topics)`` is
+        kept. Gibbs LDA can settle in a mode that merges two topics and
+        splits a third; restarts avoid it.
 
     n_infer_iter : int, default=50
         Gibbs sweeps over a new document's topics (topics fixed) in
@@ -299,6 +353,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         "chain_variance": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "warm_start_iter": [Interval(Integral, 0, None, closed="left")],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
         "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
         "pg_terms": [Interval(Integral, 1, None, closed="left")],
@@ -316,6 +371,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         chain_variance=0.05,
         max_iter=200,
         warm_start_iter=50,
+        n_init=3,
         n_infer_iter=50,
         pg_method="auto",
         pg_terms=8,
@@ -329,6 +385,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         self.chain_variance = chain_variance
         self.max_iter = max_iter
         self.warm_start_iter = warm_start_iter
+        self.n_init = n_init
         self.n_infer_iter = n_infer_iter
         self.pg_method = pg_method
         self.pg_terms = pg_terms
@@ -419,6 +476,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         n_threads = effective_n_jobs(self.n_jobs)
         rng = check_random_state(self.random_state)
         seeds = np.random.SeedSequence(seed_from(rng)).spawn(4)
+        chain_seeds = seeds[0].spawn(self.n_init)
         self._infer_seed = seed_from(rng)
         self._split_seed = seed_from(rng)
         n_topics = self.n_components
@@ -438,12 +496,10 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
 
         # Warm start: LDA over all slices pooled, then every slice's logits
         # at the smoothed LDA topics.
-        topics, doc_topic, word_topic, topic_total = random_topic_state(
-            doc_ptr, word_ids, n_topics, n_words, seeds[0])
+        topics, doc_topic, word_topic, topic_total = _warm_start(
+            doc_ptr, word_ids, n_topics, n_words, alpha, eta, self.warm_start_iter,
+            chain_seeds, n_threads)
         doc_states = make_streams(seeds[1], n_docs)
-        for _ in range(self.warm_start_iter):
-            _sample_topics_lda(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total,
-                               alpha, eta, doc_states)
         start = np.empty((n_topics, n_words - 1))
         inverse_stick_breaking(np.ascontiguousarray(word_topic.T + eta), start)
         psi = np.ascontiguousarray(np.repeat(start[:, :, None], n_slices, axis=2))
@@ -466,10 +522,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             self._update_logits(counts, psi, prior_mean, prior_var, chain_var, cell_states,
                                 n_threads)
             if estimate_variance and n_steps > 0:
-                a0, b0 = _CHAIN_VARIANCE_PRIOR
-                shape = a0 + 0.5 * n_steps
-                rate = b0 + 0.5 * sum_squared_steps(psi)
-                chain_var = rate / gen.gamma(shape)
+                chain_var = _draw_chain_variance(sum_squared_steps(psi), n_steps,
+                                                 _CHAIN_VARIANCE_PRIOR, gen)
             if it >= self.max_iter - n_average:
                 phi_sum += phi
                 doc_topic_sum += doc_topic
