@@ -57,6 +57,14 @@ _EXPECTED_FAILED_CHECKS = {
         "the second argument of fit and score is `times` (each document's time "
         "label), not y"
     ),
+    # These call fit_transform(X, y=...) or score(X, y=...) by keyword; the
+    # second argument is `times`. tests/test_dtm.py checks what they check
+    # (consistency of fit_transform and transform, n_features errors) with it.
+    "check_transformer_general": "calls fit_transform(X, y=...); the argument is `times`",
+    "check_transformer_data_not_an_array": (
+        "calls fit_transform(X, y=...); the argument is `times`"
+    ),
+    "check_n_features_in_after_fitting": "calls score(X, y=...); the argument is `times`",
 }
 
 
@@ -489,7 +497,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         word_freq = np.asarray(X.sum(axis=0)).ravel()
         stick_order = np.argsort(-word_freq, kind="stable")
         doc_order = np.argsort(slice_index, kind="stable")
-        doc_ptr, word_ids = to_tokens(X[doc_order][:, stick_order])
+        doc_ptr, word_ids = to_tokens(X[doc_order][:, stick_order].sorted_indices())
         slice_ptr = np.searchsorted(slice_index[doc_order], np.arange(n_slices + 1))
         slice_ptr = slice_ptr.astype(np.int64)
         reporter = ProgressReporter(whom, self.verbose)
@@ -592,12 +600,20 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         if times is None:
             return np.full(n_docs, n_slices - 1, dtype=np.intp)
         times = _check_times(times, n_docs, whom)
+        fitted = self.time_slices_
+        groups = ("biuf", "US", "M", "m")
+        kinds = (fitted.dtype.kind, times.dtype.kind)
         try:
-            index = np.searchsorted(self.time_slices_, times, side="right") - 1
+            if "O" in kinds:
+                # Python objects (dates, ...): compare one pair to catch a type clash.
+                _ = times[0] < fitted[0] if times.shape[0] else None
+            elif not any(kinds[0] in g and kinds[1] in g for g in groups):
+                raise TypeError(f"{fitted.dtype} and {times.dtype} labels")
+            index = np.searchsorted(fitted, times, side="right") - 1
         except TypeError as exc:
             raise ValueError(
                 f"{whom}: the time labels cannot be compared with those seen in fit "
-                f"({self.time_slices_.dtype}): {exc}"
+                f"({fitted.dtype}): {exc}"
             ) from exc
         return np.clip(index, 0, n_slices - 1).astype(np.intp)
 
@@ -612,7 +628,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         X = check_counts(self, X, reset=False, whom=whom)
         slice_index = self._slice_index(times, X.shape[0], whom)
         doc_order = np.argsort(slice_index, kind="stable")
-        doc_ptr, word_ids = to_tokens(X[doc_order][:, self.stick_order_])
+        doc_ptr, word_ids = to_tokens(X[doc_order][:, self.stick_order_].sorted_indices())
         n_slices = self.time_slices_.shape[0]
         slice_ptr = np.searchsorted(slice_index[doc_order], np.arange(n_slices + 1))
         phi = self.components_[:, :, self.stick_order_]

