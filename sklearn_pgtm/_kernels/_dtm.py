@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from ._linear_gaussian import scalar_ffbs
-from ._polyagamma import pg_draw
+from ._polyagamma import pg_draw_fast
 from ._random import uniform
 
 
@@ -61,8 +61,8 @@ def sample_topic_word_logits(counts, psi, prior_mean, prior_var, chain_var, meth
     rest = np.zeros(n_slices)
     omega = np.empty(n_slices)
     kappa = np.empty(n_slices)
-    filt_mean = np.empty(n_slices)
-    filt_var = np.empty(n_slices)
+    filt_prec = np.empty(n_slices)
+    filt_lin = np.empty(n_slices)
     cell = lo
     # Each pass handles the cells of one topic inside the block, from the
     # last stick to the first, so that the stick counts accumulate as a
@@ -85,9 +85,10 @@ def sample_topic_word_logits(counts, psi, prior_mean, prior_var, chain_var, meth
                 rest[s] += x
                 total = rest[s]
                 kappa[s] = x - 0.5 * total
-                omega[s] = pg_draw(state, total, logits[s], method, n_terms) if total > 0.0 else 0.0
+                omega[s] = (pg_draw_fast(state, total, logits[s], method, n_terms) if total > 0.0
+                            else 0.0)
             scalar_ffbs(omega, kappa, prior_mean[v], prior_var[v], chain_var, state,
-                        filt_mean, filt_var, logits)
+                        filt_prec, filt_lin, logits)
         cell += v_end - v_first
 
 
