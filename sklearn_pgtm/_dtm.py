@@ -48,7 +48,9 @@ _EMPTY_2D = np.zeros((0, 0))
 # estimated; with K (V - 1) (S - 1) steps in the likelihood it hardly matters.
 _CHAIN_VARIANCE_PRIOR = (1.0, 1e-3)
 # Starting value of an estimated step variance.
-_CHAIN_VARIANCE_START = 0.05
+_CHAIN_VARIANCE_START = 0.2
+# Sweeps of every warm-start chain before the best one is chosen.
+_SELECTION_ITER = 20
 
 # scikit-learn's estimator checks that cannot pass by design (merged into the
 # expected failures by tests/test_common.py).
@@ -113,36 +115,41 @@ def _sample_topics_lda(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_t
 
 
 def _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, beta, n_iter, seeds, n_threads):
-    """The best of ``len(seeds)`` independent collapsed LDA chains.
+    """Collapsed LDA sweeps over all documents: the best of ``len(seeds)`` chains.
 
-    Each chain starts from random topics and runs ``n_iter`` sweeps; the
-    chain with the highest collapsed joint log-likelihood ``log p(w, z)`` is
-    kept (Gibbs LDA often settles in a mode that merges two topics and splits
-    another, much less likely than the best one; independent restarts escape
-    it). Chains run concurrently on ``n_threads`` threads; each has its own
-    seed, so the result does not depend on ``n_threads``.
+    Each chain starts from random topics and runs ``min(n_iter,
+    _SELECTION_ITER)`` sweeps; the chain with the highest collapsed joint
+    log-likelihood ``log p(w, z)`` is kept and runs the remaining sweeps
+    (Gibbs LDA often settles early in a mode that merges two topics and
+    splits another, much less likely than the best one; independent restarts
+    escape it). Chains run concurrently on ``n_threads`` threads; each has its
+    own seed, so the result does not depend on ``n_threads``.
 
     Returns ``(topics, doc_topic, word_topic, topic_total)`` of the kept chain.
     """
     n_docs = doc_ptr.shape[0] - 1
+    n_select = min(n_iter, _SELECTION_ITER)
 
     def run_chain(seed):
         init_seed, sweep_seed = seed.spawn(2)
         state = random_topic_state(doc_ptr, word_ids, n_topics, n_words, init_seed)
         streams = make_streams(sweep_seed, n_docs)
-        for _ in range(n_iter):
+        for _ in range(n_select):
             _sample_topics_lda(doc_ptr, word_ids, *state, alpha, beta, streams)
         topics, doc_topic, word_topic, topic_total = state
         score = (log_dirichlet_multinomial_rows(doc_topic, alpha)
                  + log_topic_word_likelihood(word_topic, topic_total, beta))
-        return score, state
+        return score, state, streams
 
     def block(lo, hi):
         return [run_chain(seeds[c]) for c in range(lo, hi)]
 
     cuts = balanced_cuts(np.arange(len(seeds) + 1), n_threads)
     chains = [chain for part in map_ranges(block, cuts) for chain in part]
-    return max(chains, key=lambda chain: chain[0])[1]
+    _, state, streams = max(chains, key=lambda chain: chain[0])
+    for _ in range(n_iter - n_select):
+        _sample_topics_lda(doc_ptr, word_ids, *state, alpha, beta, streams)
+    return state
 
 
 def _dirichlet_matched_prior(n_words, concentration):
@@ -376,12 +383,12 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         *,
         doc_topic_prior="auto",
         topic_word_prior=0.1,
-        chain_variance=0.05,
+        chain_variance=0.2,
         max_iter=200,
-        warm_start_iter=50,
-        n_init=3,
+        warm_start_iter=200,
+        n_init=8,
         n_infer_iter=50,
-        pg_method="auto",
+        pg_method="gaussian",
         pg_terms=8,
         random_state=None,
         n_jobs=None,
