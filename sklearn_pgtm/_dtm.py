@@ -6,7 +6,7 @@ section 4).
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import digamma, polygamma
+from scipy.special import digamma, gammaln, polygamma
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -18,32 +18,32 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
-    ProgressReporter,
+    ChainTrace,
     check_counts,
+    check_finite,
     check_nonempty_corpus,
-    random_topic_state,
+    keep_state_on_failure,
     to_tokens,
+    warn_if_trending,
 )
+from ._chain import TopicChain
 from ._kernels._dtm import (
     count_slice_topic_words,
+    log_words_given_topics,
     sample_topic_word_logits,
     split_tokens_in_half,
     sum_squared_steps,
     topic_word_probabilities,
 )
-from ._kernels._likelihood import (
-    log_dirichlet_multinomial_rows,
-    log_predictive,
-    log_topic_word_likelihood,
-)
+from ._kernels._likelihood import log_predictive
 from ._kernels._polyagamma import PG_METHODS
 from ._kernels._random import document_streams, make_streams, seed_from
 from ._kernels._stick_breaking import inverse_stick_breaking
-from ._kernels._sweeps import sample_topics
+from ._kernels._sweeps import ALL_WORDS, TokenTopics, sample_fixed_topics
 from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
+from ._priors import DirichletPriors
+from ._progress import ProgressReporter
 
-_EMPTY_1D = np.zeros(0)
-_EMPTY_2D = np.zeros((0, 0))
 # Inverse-gamma prior InvGamma(a0, b0) of the step variance when it is
 # estimated; with K (V - 1) (S - 1) steps in the likelihood it hardly matters.
 _CHAIN_VARIANCE_PRIOR = (1.0, 1e-3)
@@ -71,47 +71,30 @@ _EXPECTED_FAILED_CHECKS = {
 
 
 # ---------------------------------------------------------------- z-sweeps
-# The two calls of the shared topic sweep, each in one small function so that
-# the lead's new entry points (issue 18) can replace them.
 def _sample_topics_by_slice(doc_ptr, word_ids, topics, doc_topic, phi, slice_ptr, alpha,
                             states, n_threads):
     """One sweep over every token's topic with fixed topic-word weights per slice.
 
-    ``p(z_dn = k) ∝ (C_dk¬n + alpha_k) phi[s_d, w_dn, k]``. Documents are
-    sorted by slice (slice ``s`` holds documents ``slice_ptr[s]:slice_ptr[s +
-    1]``) and cut into ``n_threads`` blocks of about equal numbers of tokens;
-    each block runs the sweep on its part of every slice it meets. Every
-    document has its own stream and the weights are fixed, so the result does
-    not depend on ``n_threads``.
+    ``p(z_dn = k) ∝ (C_dk¬n + alpha_k) phi[s_d, w_dn, k]`` (the shared
+    fixed-topic sweep, :func:`~sklearn_pgtm._kernels._sweeps.sample_fixed_topics`,
+    on each slice's documents with that slice's weights ``phi[s]`` (V, K)).
+    Documents are sorted by slice (slice ``s`` holds documents
+    ``slice_ptr[s]:slice_ptr[s + 1]``) and cut into ``n_threads`` blocks of
+    about equal numbers of tokens; each block runs the sweep on its part of
+    every slice it meets. Every document has its own stream and the weights
+    are fixed, so the result does not depend on ``n_threads``.
     """
-    n_topics = alpha.shape[0]
-    no_words = np.zeros((0, n_topics), dtype=np.int32)
-    no_total = np.zeros(n_topics, dtype=np.int32)
+    tokens = TokenTopics(doc_ptr, word_ids, topics, doc_topic)
     n_slices = slice_ptr.shape[0] - 1
 
     def block(lo, hi):
         for s in range(n_slices):
-            a = max(lo, int(slice_ptr[s]))
-            b = min(hi, int(slice_ptr[s + 1]))
+            a = max(int(lo), int(slice_ptr[s]))
+            b = min(int(hi), int(slice_ptr[s + 1]))
             if a < b:
-                sample_topics(
-                    doc_ptr[a:b + 1], word_ids, topics, doc_topic[a:b], no_words, no_total,
-                    alpha, 0.0, 0.0, _EMPTY_2D, phi[s], _EMPTY_1D, _EMPTY_1D, _EMPTY_1D,
-                    _EMPTY_1D, states[a:b],
-                )
+                sample_fixed_topics(tokens, phi[s], alpha, states, (a, b, 0, ALL_WORDS))
 
     map_ranges(block, balanced_cuts(doc_ptr, n_threads))
-
-
-def _sample_topics_lda(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, alpha,
-                       beta, states):
-    """One collapsed LDA sweep over all documents (the warm start, no time)."""
-    n_words = word_topic.shape[0]
-    sample_topics(
-        doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, alpha, beta,
-        beta * n_words, _EMPTY_2D, _EMPTY_2D, _EMPTY_1D, _EMPTY_1D, _EMPTY_1D, _EMPTY_1D,
-        states,
-    )
 
 
 def _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, beta, n_iter, seeds, n_threads):
@@ -122,34 +105,29 @@ def _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, beta, n_iter, seeds
     log-likelihood ``log p(w, z)`` is kept and runs the remaining sweeps
     (Gibbs LDA often settles early in a mode that merges two topics and
     splits another, much less likely than the best one; independent restarts
-    escape it). Chains run concurrently on ``n_threads`` threads; each has its
-    own seed, so the result does not depend on ``n_threads``.
+    escape it). Chains run concurrently on ``n_threads`` threads, each chain
+    serial with its own seed, so the result does not depend on ``n_threads``.
 
-    Returns ``(topics, doc_topic, word_topic, topic_total)`` of the kept chain.
+    Returns the kept :class:`~sklearn_pgtm._chain.TopicChain`.
     """
-    n_docs = doc_ptr.shape[0] - 1
     n_select = min(n_iter, _SELECTION_ITER)
 
     def run_chain(seed):
-        init_seed, sweep_seed = seed.spawn(2)
-        state = random_topic_state(doc_ptr, word_ids, n_topics, n_words, init_seed)
-        streams = make_streams(sweep_seed, n_docs)
+        chain = TopicChain.random(doc_ptr, word_ids, n_topics, n_words, seed)
         for _ in range(n_select):
-            _sample_topics_lda(doc_ptr, word_ids, *state, alpha, beta, streams)
-        topics, doc_topic, word_topic, topic_total = state
-        score = (log_dirichlet_multinomial_rows(doc_topic, alpha)
-                 + log_topic_word_likelihood(word_topic, topic_total, beta))
-        return score, state, streams
+            chain.sweep_lda(alpha, beta)
+        joint = DirichletPriors.for_chain(chain, float(alpha[0]), beta, 0).log_joint(chain)
+        return joint, chain
 
     def block(lo, hi):
         return [run_chain(seeds[c]) for c in range(lo, hi)]
 
     cuts = balanced_cuts(np.arange(len(seeds) + 1), n_threads)
     chains = [chain for part in map_ranges(block, cuts) for chain in part]
-    _, state, streams = max(chains, key=lambda chain: chain[0])
+    _, chain = max(chains, key=lambda chain: chain[0])
     for _ in range(n_iter - n_select):
-        _sample_topics_lda(doc_ptr, word_ids, *state, alpha, beta, streams)
-    return state
+        chain.sweep_lda(alpha, beta)
+    return chain
 
 
 def _dirichlet_matched_prior(n_words, concentration):
@@ -231,9 +209,12 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
 
     doc_topic_prior : "auto" or float, default="auto"
         Symmetric Dirichlet prior ``alpha`` of the documents' topic
-        proportions. ``"auto"`` estimates it during fitting (the package's
-        shared empirical-Bayes update; not available in this development
-        branch, where it raises ``NotImplementedError``: pass a float).
+        proportions. ``"auto"`` estimates it inside the chain with the
+        package's shared empirical-Bayes update (the augmentation of Xia &
+        Doss, :ref:`eblda_augmentation`): starting at ``1 / n_components``, one
+        data-augmentation update per sweep during the first half of the
+        ``max_iter`` sweeps, then held at the estimate over the second half
+        of those (as every topic model of the package does over its burn-in).
 
     topic_word_prior : float, default=0.1
         Concentration ``a`` of the symmetric Dirichlet whose moments give the
@@ -306,7 +287,16 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         (posterior means over the second half of the sweeps).
 
     doc_topic_prior_ : float
-        The ``alpha`` used.
+        The ``alpha`` used after the burn-in (the empirical-Bayes estimate
+        when ``doc_topic_prior="auto"``).
+
+    trace_ : ChainTrace
+        Per-sweep record of the dynamic sweeps: ``log_likelihood`` (the joint
+        ``log p(w, z | beta, alpha)`` of the training tokens),
+        ``topic_share`` and, when estimated, ``doc_topic_prior``.
+
+    log_likelihood_trace_ : ndarray of shape (n_iter_,)
+        ``trace_.log_likelihood``.
 
     chain_variance_ : float
         The step variance used (its posterior mean over the second half of
@@ -409,16 +399,6 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         self.verbose = verbose
 
     # --------------------------------------------------------------- helpers
-    def _alpha(self):
-        if self.doc_topic_prior == "auto":
-            # The shared empirical-Bayes update of Dirichlet priors (MODELS.md
-            # 3b) is being written for every model; it is wired in here at merge.
-            raise NotImplementedError(
-                "doc_topic_prior='auto' is not available yet in this build; pass a "
-                "float (e.g. doc_topic_prior=0.1)."
-            )
-        return np.full(self.n_components, float(self.doc_topic_prior))
-
     def _update_logits(self, counts, psi, prior_mean, prior_var, chain_var, states, n_threads):
         """Stick counts, PG draws and FFBS of every (topic, word) cell, in threads."""
         method = PG_METHODS[self.pg_method]
@@ -439,18 +419,19 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         map_ranges(block, balanced_cuts(np.arange(psi.shape[0] + 1), n_threads))
 
     @staticmethod
-    def _log_likelihood(doc_ptr, word_ids, doc_topic, alpha, phi, slice_ptr):
-        """Plug-in log-likelihood per token of the training documents."""
-        lengths = np.diff(doc_ptr).astype(np.float64)
-        theta = (doc_topic + alpha) / (lengths + alpha.sum())[:, None]
-        total = 0.0
-        for s in range(slice_ptr.shape[0] - 1):
-            a, b = int(slice_ptr[s]), int(slice_ptr[s + 1])
-            if a < b:
-                total += log_predictive(doc_ptr[a:b + 1], word_ids, theta[a:b], phi[s])
-        return total / max(word_ids.shape[0], 1)
+    def _log_joint(counts, phi, doc_topic, alpha):
+        """``log p(w, z | beta, alpha)`` of the training tokens: the words given
+        their topics and the slices' topics, plus the topics under the
+        documents' Dirichlet prior (proportions integrated out)."""
+        lengths = doc_topic.sum(axis=1)
+        alpha_sum = alpha.sum()
+        log_topics = (np.sum(gammaln(doc_topic + alpha)) - doc_topic.shape[0] * np.sum(gammaln(alpha))
+                      + doc_topic.shape[0] * gammaln(alpha_sum)
+                      - np.sum(gammaln(lengths + alpha_sum)))
+        return float(log_words_given_topics(counts, phi) + log_topics)
 
     # ------------------------------------------------------------------- fit
+    @keep_state_on_failure
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, times=None):
         """Fit the model by Gibbs sampling.
@@ -471,32 +452,37 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         self : object
             Fitted estimator.
         """
-        whom = type(self).__name__
-        X = check_counts(self, X, reset=True)
+        name = type(self).__name__
+        whom = f"{name}.fit"
+        X = check_counts(self, X, reset=True, whom=whom)
         check_nonempty_corpus(X, whom)
         n_docs, n_words = X.shape
         if times is None:
             labels, slice_index = np.array([0]), np.zeros(n_docs, dtype=np.intp)
         else:
-            times = _check_times(times, n_docs, f"{whom}.fit")
+            times = _check_times(times, n_docs, whom)
             try:
                 labels, slice_index = np.unique(times, return_inverse=True)
             except TypeError as exc:
                 raise ValueError(
-                    f"{whom}.fit: the time labels cannot be ordered ({exc}); use labels "
+                    f"{whom}: the time labels cannot be ordered ({exc}); use labels "
                     "of one comparable type (numbers, dates or strings)."
                 ) from exc
             slice_index = slice_index.ravel()
-        alpha = self._alpha()
         n_threads = effective_n_jobs(self.n_jobs)
         rng = check_random_state(self.random_state)
-        seeds = np.random.SeedSequence(seed_from(rng)).spawn(4)
+        seeds = np.random.SeedSequence(seed_from(rng)).spawn(5)
         chain_seeds = seeds[0].spawn(self.n_init)
         self._infer_seed = seed_from(rng)
         self._split_seed = seed_from(rng)
         n_topics = self.n_components
         n_slices = labels.shape[0]
         eta = float(self.topic_word_prior)
+        estimate_alpha = isinstance(self.doc_topic_prior, str)
+        # An estimated alpha starts at 1 / K (scikit-learn's default) for the
+        # warm start and the first dynamic sweeps.
+        alpha = np.full(n_topics, 1.0 / n_topics if estimate_alpha
+                        else float(self.doc_topic_prior))
         estimate_variance = self.chain_variance == "auto"
         chain_var = _CHAIN_VARIANCE_START if estimate_variance else float(self.chain_variance)
 
@@ -507,16 +493,24 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         doc_ptr, word_ids = to_tokens(X[doc_order][:, stick_order].sorted_indices())
         slice_ptr = np.searchsorted(slice_index[doc_order], np.arange(n_slices + 1))
         slice_ptr = slice_ptr.astype(np.int64)
-        reporter = ProgressReporter(whom, self.verbose)
+        reporter = ProgressReporter(name, self.verbose)
 
         # Warm start: LDA over all slices pooled, then every slice's logits
         # at the smoothed LDA topics.
-        topics, doc_topic, word_topic, topic_total = _warm_start(
-            doc_ptr, word_ids, n_topics, n_words, alpha, eta, self.warm_start_iter,
-            chain_seeds, n_threads)
+        chain = _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, eta,
+                            self.warm_start_iter, chain_seeds, n_threads)
+        topics, doc_topic = chain.tokens.topics, chain.tokens.doc_topic
+        # The shared Dirichlet-prior machinery (sklearn_pgtm._priors):
+        # an "auto" alpha gets one data-augmentation update per sweep during
+        # the burn-in (the first max_iter - n_average sweeps), its Gamma
+        # conditionals recorded over the burn-in's second half, and is then
+        # held at the empirical-Bayes estimate, as in every other model.
+        priors = DirichletPriors.for_chain(chain, self.doc_topic_prior, eta, seeds[4],
+                                           start=(alpha[0], eta))
+        alpha = priors.alpha  # updated in place
         doc_states = make_streams(seeds[1], n_docs)
         start = np.empty((n_topics, n_words - 1))
-        inverse_stick_breaking(np.ascontiguousarray(word_topic.T + eta), start)
+        inverse_stick_breaking(np.ascontiguousarray(chain.word_topic.T + eta), start)
         psi = np.ascontiguousarray(np.repeat(start[:, :, None], n_slices, axis=2))
 
         prior_mean, prior_var = _dirichlet_matched_prior(n_words, eta)
@@ -525,33 +519,42 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         counts = np.zeros((n_topics, n_words, n_slices), dtype=np.int32)
         phi = np.empty((n_slices, n_words, n_topics))
         n_average = max(self.max_iter // 2, 1)
+        burn_in = self.max_iter - n_average
         phi_sum = np.zeros_like(phi)
         doc_topic_sum = np.zeros(doc_topic.shape)
         chain_var_sum = 0.0
         n_steps = n_topics * (n_words - 1) * (n_slices - 1)
+        trace = ChainTrace()
+        divergence = "pg_method (e.g. 'exact') or chain_variance"
         for it in range(self.max_iter):
             self._topic_word(psi, phi, n_threads)
             _sample_topics_by_slice(doc_ptr, word_ids, topics, doc_topic, phi, slice_ptr,
                                     alpha, doc_states, n_threads)
+            chain.n_sweeps += 1  # the priors' histograms follow the sweeps
             count_slice_topic_words(doc_ptr, word_ids, topics, slice_ptr, counts)
+            log_likelihood = self._log_joint(counts, phi, doc_topic, alpha)
             self._update_logits(counts, psi, prior_mean, prior_var, chain_var, cell_states,
                                 n_threads)
             if estimate_variance and n_steps > 0:
                 chain_var = _draw_chain_variance(sum_squared_steps(psi), n_steps,
                                                  _CHAIN_VARIANCE_PRIOR, gen)
-            if it >= self.max_iter - n_average:
+            if it < burn_in and priors.estimated:
+                priors.update(chain, record=it >= burn_in // 2)
+                if it + 1 == burn_in:
+                    priors.set_estimated(priors.estimate())
+            if it >= burn_in:
                 phi_sum += phi
                 doc_topic_sum += doc_topic
                 chain_var_sum += chain_var
+            check_finite(log_likelihood, whom, "the log-likelihood", divergence)
+            trace.record(log_likelihood=log_likelihood,
+                         topic_share=doc_topic.sum(axis=0) / max(word_ids.shape[0], 1))
+            if estimate_alpha:
+                trace.record(doc_topic_prior=alpha[0])
             if reporter.due(it, self.max_iter):
-                ll = self._log_likelihood(doc_ptr, word_ids, doc_topic, alpha, phi, slice_ptr)
                 extra = {"chain_variance": chain_var} if estimate_variance else {}
-                reporter.report(it, self.max_iter, log_likelihood=ll, **extra)
-        if not np.all(np.isfinite(psi)):
-            raise FloatingPointError(
-                f"{whom}: the topic logits are not finite after fitting "
-                f"(pg_method={self.pg_method!r})."
-            )
+                reporter.report(it, self.max_iter, log_likelihood=log_likelihood, **extra)
+        check_finite(psi, whom, "the topic logits", divergence)
 
         topic_word = phi_sum / n_average  # (S, V, K), stick order
         lengths = np.diff(doc_ptr).astype(np.float64)
@@ -574,10 +577,15 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
                                 else float(self.chain_variance))
         self.stick_order_ = stick_order
         self.n_iter_ = self.max_iter
+        self.trace_ = trace.frozen()
+        self.log_likelihood_trace_ = self.trace_.log_likelihood
+        warn_if_trending(self.log_likelihood_trace_, name, "max_iter")
         reporter.summary(
             f"{self.max_iter} sweeps (+{self.warm_start_iter} LDA warm-up), "
             f"{word_ids.shape[0]} tokens, {n_slices} slices, "
-            f"chain_variance={self.chain_variance_:.4g}"
+            f"doc_topic_prior={self.doc_topic_prior_:.4g}, "
+            f"chain_variance={self.chain_variance_:.4g}, "
+            f"log-likelihood {self.log_likelihood_trace_[-1]:.6g}"
         )
         return self
 

@@ -585,8 +585,6 @@ def test_bad_input_raises_clear_errors(fitted, dynamic_corpus):
         DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2).fit(X, missing)
     with pytest.raises(ValueError, match="1-D"):
         DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2).fit(X, np.c_[times, times])
-    with pytest.raises(NotImplementedError, match="doc_topic_prior"):
-        DynamicTopicModel(2, max_iter=2).fit(X, times)
     with pytest.raises(ValueError, match="n_jobs"):
         DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2, n_jobs=0).fit(X, times)
     with pytest.raises(ValueError, match="cannot be compared"):
@@ -607,7 +605,7 @@ def test_verbose_reports_progress_and_summary(capsys, dynamic_corpus):
     DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=4, warm_start_iter=2,
                       chain_variance="auto", verbose=1, random_state=0).fit(X[::4], times[::4])
     out = capsys.readouterr().out
-    assert "iteration 4/4" in out and "log_likelihood=" in out and "chain_variance=" in out
+    assert "sweep 4/4" in out and "log_likelihood=" in out and "chain_variance=" in out
     assert "done in" in out
 
 

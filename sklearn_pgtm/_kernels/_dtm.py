@@ -22,12 +22,13 @@ import math
 import numpy as np
 from numba import njit
 
+from ._config import CACHE
 from ._linear_gaussian import scalar_ffbs
 from ._polyagamma import pg_draw_fast
 from ._random import uniform
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def count_slice_topic_words(doc_ptr, word_ids, topics, slice_ptr, counts):
     """Fill ``counts[k, v, s]`` from the tokens' topics (``counts`` zeroed first).
 
@@ -40,7 +41,7 @@ def count_slice_topic_words(doc_ptr, word_ids, topics, slice_ptr, counts):
             counts[topics[i], word_ids[i], s] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def sample_topic_word_logits(counts, psi, prior_mean, prior_var, chain_var, method,
                              n_terms, states, lo, hi):
     """Gibbs update of the logits of cells ``lo:hi`` given the counts, in place.
@@ -92,7 +93,7 @@ def sample_topic_word_logits(counts, psi, prior_mean, prior_var, chain_var, meth
         cell += v_end - v_first
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def topic_word_probabilities(psi, lo, hi, phi):
     """``phi[s, :, k] = pi_SB(psi[k, :, s])`` for the topics ``k`` in ``lo:hi``.
 
@@ -121,7 +122,7 @@ def topic_word_probabilities(psi, lo, hi, phi):
             phi[s, n_sticks, k] = rest[s]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def split_tokens_in_half(doc_ptr, states, observed):
     """``observed[i] = 1`` with probability 1/2 for every token, from its
     document's stream ``states[d]`` (the binomial split of document
@@ -132,7 +133,7 @@ def split_tokens_in_half(doc_ptr, states, observed):
             observed[i] = 1 if uniform(state) < 0.5 else 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def sum_squared_steps(psi):
     """``sum_{k, v, s >= 1} (psi[k, v, s] - psi[k, v, s - 1])^2`` (the
     sufficient statistic of the random walk's step variance)."""
@@ -143,4 +144,20 @@ def sum_squared_steps(psi):
             for s in range(1, n_slices):
                 d = psi[k, v, s] - psi[k, v, s - 1]
                 total += d * d
+    return total
+
+
+@njit(cache=CACHE, nogil=True)
+def log_words_given_topics(counts, phi):
+    """``log p(w | z, beta) = sum_{s, k, v} n_{s,k,v} log beta_{s,k,v}`` from
+    the counts ``counts[k, v, s]`` and the topics ``phi[s, v, k]`` (cells
+    without tokens skipped, so a zero probability there costs nothing)."""
+    n_topics, n_words, n_slices = counts.shape
+    total = 0.0
+    for k in range(n_topics):
+        for v in range(n_words):
+            for s in range(n_slices):
+                n = counts[k, v, s]
+                if n > 0:
+                    total += n * math.log(phi[s, v, k])
     return total
