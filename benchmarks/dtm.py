@@ -52,15 +52,13 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 from _results import markdown_table, write_section  # noqa: E402
 
-from sklearn_pgtm import DynamicTopicModel, EmpiricalBayesLDA  # noqa: E402
+from sklearn_pgtm import DynamicTopicModel, GibbsLDA  # noqa: E402
 from sklearn_pgtm.metrics import split_document_completion  # noqa: E402
 
-# The static LDA baseline. GibbsLDA (scikit-learn LDA's API) after the lead's
-# merge: replace by `from sklearn_pgtm import GibbsLDA as STATIC_LDA`.
-STATIC_LDA = EmpiricalBayesLDA
-# doc_topic_prior="auto" (the shared empirical-Bayes update) is not in this
-# branch; the "defaults" rows use this float in its place (chosen in the
-# "defaults" part) until it lands.
+# The static LDA baseline (scikit-learn LDA's API), at its defaults.
+STATIC_LDA = GibbsLDA
+# The alpha of the "common" fold-in, the same inference for every model's
+# topics (not a parameter of any fitted model).
 ALPHA_STANDIN = 0.1
 K_SOTU = 10
 PARTS = ("recovery", "defaults", "sotu", "gensim", "threads")
@@ -68,9 +66,27 @@ TOKEN_PATTERN = r"(?u)\b[a-zA-Z][a-zA-Z]+\b"
 
 
 def dtm(**params):
-    """DynamicTopicModel at its defaults, except the doc_topic_prior stand-in."""
-    params.setdefault("doc_topic_prior", ALPHA_STANDIN)
+    """DynamicTopicModel at its defaults (doc_topic_prior="auto") but ``params``."""
     return DynamicTopicModel(**params)
+
+
+def _logistic(x):
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def stick_breaking_np(psi):
+    """pi_SB over the second-to-last axis: (..., V - 1, S) logits -> (..., V, S)."""
+    take = _logistic(psi)
+    keep = np.cumprod(1.0 - take, axis=-2)
+    rest = np.concatenate([np.ones_like(keep[..., :1, :]), keep], axis=-2)
+    return np.concatenate([take, np.ones_like(take[..., :1, :])], axis=-2) * rest
+
+
+def inverse_stick_breaking_np(p):
+    """Logits (K, V - 1) of probability rows p (K, V)."""
+    left = 1.0 - np.concatenate([np.zeros_like(p[:, :1]), np.cumsum(p, axis=1)[:, :-2]], axis=1)
+    frac = np.clip(p[:, :-1] / np.maximum(left, 1e-300), 1e-300, 1.0 - 1e-16)
+    return np.log(frac) - np.log1p(-frac)
 
 
 # ------------------------------------------------------------------ recovery
@@ -85,19 +101,15 @@ def draw_corpus(n_topics, n_slices, n_words=1000, docs_per_slice=100, doc_len=80
     topic, amplitude 0.7); document proportions ~ Dirichlet(alpha K
     prevalence_s).
     """
-    from sklearn_pgtm._kernels._dtm import topic_word_probabilities
-    from sklearn_pgtm._kernels._stick_breaking import inverse_stick_breaking
-
     rng = np.random.default_rng(seed)
     first = rng.dirichlet(np.full(n_words, 0.05), size=n_topics) + 1e-12
-    start = np.empty((n_topics, n_words - 1))
-    inverse_stick_breaking(first, start)
+    first /= first.sum(axis=1, keepdims=True)
+    start = inverse_stick_breaking_np(first)
     steps = np.sqrt(chain_variance) * rng.standard_normal((n_topics, n_words - 1, n_slices))
     steps[:, :, 0] = start
     psi = np.ascontiguousarray(np.cumsum(steps, axis=2))
-    beta = np.empty((n_slices, n_words, n_topics))
-    topic_word_probabilities(psi, 0, n_topics, beta)
-    beta = beta.transpose(0, 2, 1).copy()  # (S, K, V)
+    beta = np.ascontiguousarray(stick_breaking_np(psi).transpose(2, 0, 1))  # (S, K, V)
+    beta /= beta.sum(axis=2, keepdims=True)
     # Log prevalences: one sine wave per topic (random phase, half to one
     # period over the span), so that every topic rises and falls but none
     # fades away.
@@ -172,8 +184,8 @@ def run_recovery(quick):
         "with step variance 0.9 / (S - 1) (the same total drift for both corpora; the "
         "'true drift' rows give it as L1 between the first and last slices), topic "
         "prevalences drifting (log prevalence a sine wave per topic, amplitude 0.7), "
-        f"alpha = 0.3. DTM at its defaults (doc_topic_prior={ALPHA_STANDIN} in place of "
-        "'auto', see the module docstring) and with the step variance estimated. "
+        "alpha = 0.3. DTM at its defaults (doc_topic_prior='auto') and with the step "
+        "variance estimated; the static LDA at its defaults. "
         "L1 = sum_v |beta_true - beta_fit| per (slice, topic) after matching; r = "
         "correlation of true and fitted prevalence over all (slice, topic) entries; "
         "min r per topic = the smallest correlation of one topic's prevalence over time. "
@@ -330,6 +342,7 @@ def run_defaults(quick):
         ("topic_word_prior=0.03", {"topic_word_prior": 0.03}),
         ("topic_word_prior=0.3", {"topic_word_prior": 0.3}),
         ("doc_topic_prior=0.03", {"doc_topic_prior": 0.03}),
+        ("doc_topic_prior=0.1", {"doc_topic_prior": 0.1}),
         ("doc_topic_prior=0.3", {"doc_topic_prior": 0.3}),
         ("pg_method='gaussian'", {"pg_method": "gaussian"}),
         ("n_init=1", {"n_init": 1}),
@@ -355,7 +368,7 @@ def run_defaults(quick):
         f"decade's training paragraphs, seed 1; the benchmark's held-out paragraphs are "
         f"not used): {X.shape[0]} fitting / {protocol.observed.shape[0]} validation "
         f"paragraphs, {X.shape[1]} words, K = {K_SOTU}, max_iter = {n_iter}, "
-        f"doc_topic_prior = {ALPHA_STANDIN} unless stated. Document completion "
+        "doc_topic_prior = 'auto' (the default) unless stated. Document completion "
         "perplexity of the validation paragraphs (lower is better); one row changes one "
         "setting from the defaults.\n\n"
         + markdown_table(["setting", "validation perplexity", "chain variance", "fit s"],
@@ -456,7 +469,7 @@ def run_sotu(quick):
         f"Perplexity 'own': each model's own inference of the held-out proportions "
         f"(ours: `transform`; tomotopy: `infer`; LDA: `transform`); 'common': the same "
         f"collapsed Gibbs fold-in (50 sweeps, alpha = {ALPHA_STANDIN}) with every model's "
-        f"topics. DTM rows use doc_topic_prior={ALPHA_STANDIN} in place of 'auto'. "
+        "topics. DTM rows at doc_topic_prior='auto' (the default). "
         f"Seconds: fit time (tomotopy: cumulative training time).\n\n"
         + markdown_table(["model", "iterations", "perplexity (own)", "perplexity (common)",
                           "seconds"], rows)

@@ -222,36 +222,44 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         the mean and variance of the logit of ``Beta(a, (V - 1 - v) a)``),
         and the topic-word prior of the LDA warm start.
 
-    chain_variance : float or "auto", default=0.05
+    chain_variance : float or "auto", default=0.2
         Variance ``sigma^2`` of one step of the logits' random walk: how fast
         the topics may drift between consecutive slices. ``"auto"`` draws it
         every sweep from its inverse-gamma conditional (prior
-        ``InvGamma(1, 0.001)``, starting at 0.05).
+        ``InvGamma(1, 0.001)``, starting at 0.2). 0.2 predicted best among
+        0.01-1.0 on decades of the State of the Union (validation
+        perplexity; user guide, :ref:`dtm`; ``benchmarks/dtm.py --part
+        defaults``); slices closer in time call for smaller values.
 
     max_iter : int, default=200
         Number of Gibbs sweeps of the dynamic model, after the warm start.
-        ``components_`` and ``topic_prevalence_`` are posterior means over
-        the second half of them.
+        The first half is the burn-in (where an ``"auto"`` prior is
+        estimated); ``components_`` and ``topic_prevalence_`` are posterior
+        means over the second half.
 
-    warm_start_iter : int, default=50
+    warm_start_iter : int, default=200
         Sweeps of plain collapsed LDA (all slices pooled) before the dynamic
         sweeps; the logits of every slice start at those of the LDA topics.
 
-    n_init : int, default=3
-        Independent LDA warm-start chains (run in parallel with ``n_jobs``);
-        the one with the highest joint likelihood ``p(words, topics)`` is
-        kept. Gibbs LDA can settle in a mode that merges two topics and
-        splits a third; restarts avoid it.
+    n_init : int, default=8
+        Independent LDA warm-start chains (run in parallel with ``n_jobs``),
+        20 sweeps each; the one with the highest joint likelihood
+        ``p(words, topics)`` is kept and runs the rest of
+        ``warm_start_iter``. Gibbs LDA can settle in a mode that merges two
+        topics and splits a third; restarts avoid it.
 
     n_infer_iter : int, default=50
         Gibbs sweeps over a new document's topics (topics fixed) in
         :meth:`transform`, :meth:`score` and :meth:`perplexity`; proportions
         are averaged over the second half.
 
-    pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="auto"
+    pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="gaussian"
         Pólya-Gamma sampler of the augmentation variables (see
-        :ref:`polyagamma`). ``"auto"`` draws exactly for small stick counts
-        and by the moment-matched normal for large ones.
+        :ref:`polyagamma`). ``"gaussian"`` (moment-matched normal draws)
+        predicted as well as the exact draws of ``"auto"`` on the State of
+        the Union at a fraction of the time (user guide, :ref:`dtm`): a
+        topic's stick counts are large for its common words, where the
+        normal is accurate, and exact draws cost time growing with the count.
 
     pg_terms : int, default=8
         Number of terms of the ``"truncated"`` and ``"pg1"`` samplers.

@@ -34,10 +34,8 @@ ESTIMATORS = [
     # single category; tests/test_gp.py runs the same invariances on K >= 2.
     MultinomialGaussianProcess(max_iter=4, burn_in=2, random_state=0),
     MultinomialLDS(2, max_iter=4, n_samples=2, n_infer_iter=2, n_particles=20),
-    # fit(X, y) reads y as the documents' time labels; a float doc_topic_prior
-    # until the shared "auto" update lands.
-    DynamicTopicModel(3, doc_topic_prior=0.5, max_iter=3, warm_start_iter=2, n_init=1,
-                      n_infer_iter=4),
+    # fit(X, y) reads y as the documents' time labels (None: one slice).
+    DynamicTopicModel(3, max_iter=4, warm_start_iter=2, n_init=1, n_infer_iter=4),
 ]
 
 # Checks expected to fail, with the reason. An estimator module may define its
