@@ -658,3 +658,35 @@ def test_sotu_rebuild_gives_identical_file(tmp_path):
     output = tmp_path / "sotu.tsv.xz"
     _build_sotu.main(["--output", str(output)])
     assert output.read_bytes() == _build_sotu.DATA_FILE.read_bytes()
+
+
+# ------------------------------------------ shared priors and failure safety
+@pytest.mark.parametrize("true_alpha", [0.1, 0.5])
+def test_auto_doc_topic_prior_recovers_alpha_of_lda_documents(true_alpha):
+    # With one slice the model is LDA with fixed-by-FFBS topics; documents
+    # drawn from LDA with a known symmetric alpha: the shared empirical-Bayes
+    # update (estimated over the burn-in, then held) must find it.
+    from _corpora import lda_corpus
+
+    X, _ = lda_corpus(300, 60, 4, 60, true_alpha, 0.1, seed=3)
+    model = DynamicTopicModel(4, max_iter=60, warm_start_iter=30, n_init=2,
+                              random_state=0).fit(X)
+    assert abs(model.doc_topic_prior_ / true_alpha - 1) < 0.35, model.doc_topic_prior_
+    prior_trace = model.trace_.doc_topic_prior
+    assert prior_trace.shape == (60,)
+    # Held at the estimate after the burn-in (the first half of the sweeps).
+    np.testing.assert_array_equal(prior_trace[30:], model.doc_topic_prior_)
+    assert model.log_likelihood_trace_.shape == (60,)
+    assert np.all(np.isfinite(model.log_likelihood_trace_))
+
+
+def test_failed_fit_keeps_the_previous_state(fitted, dynamic_corpus):
+    import copy
+
+    X, times, _, _ = dynamic_corpus
+    model = copy.deepcopy(fitted)
+    before = model.components_.copy()
+    with pytest.raises(ValueError):
+        model.fit(X[:, :10], times[:-1])
+    np.testing.assert_array_equal(model.components_, before)
+    assert model.n_features_in_ == X.shape[1]
