@@ -323,6 +323,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
 
     See Also
     --------
+    GibbsLDA : Static LDA (one set of topics for all documents).
     CorrelatedTopicModel : Topic proportions with learned correlations.
     EmpiricalBayesLDA : Static LDA with estimated Dirichlet priors.
 
