@@ -690,3 +690,33 @@ def test_failed_fit_keeps_the_previous_state(fitted, dynamic_corpus):
         model.fit(X[:, :10], times[:-1])
     np.testing.assert_array_equal(model.components_, before)
     assert model.n_features_in_ == X.shape[1]
+
+
+# ------------------------------------ the shared post-fit contract, adapted
+# tests/test_post_fit.py does not take this model (components_ is (S, K, V),
+# transform / score take times, score is document completion); these are its
+# promises that apply.
+def test_post_fit_contract(fitted, dynamic_corpus):
+    import pickle
+
+    X, times, _, _ = dynamic_corpus
+    # Empty documents get the prior; their completion score is 0; perplexity refuses.
+    empty = np.zeros((2, X.shape[1]))
+    theta = fitted.transform(np.vstack([empty, X[:1]]), np.r_[times[:2], times[:1]])
+    assert np.all(np.isfinite(theta))
+    np.testing.assert_allclose(theta[0], 1.0 / fitted.n_components)
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+    assert fitted.score(empty, times[:2]) == 0.0
+    with pytest.raises(ValueError, match="no token"):
+        fitted.perplexity(empty, times[:2])
+    # Feature names, pickling, repeated calls.
+    names = fitted.get_feature_names_out()
+    assert list(names) == [f"dynamictopicmodel{k}" for k in range(fitted.n_components)]
+    first = fitted.transform(X[:10], times[:10])
+    clone = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(first, clone.transform(X[:10], times[:10]))
+    assert clone.score(X[:10], times[:10]) == fitted.score(X[:10], times[:10])
+    # Trace of the chain.
+    assert fitted.log_likelihood_trace_.shape == (fitted.n_iter_,)
+    assert np.all(np.isfinite(fitted.log_likelihood_trace_))
+    np.testing.assert_allclose(fitted.trace_.topic_share.sum(axis=1), 1.0)
