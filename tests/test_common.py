@@ -15,6 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import sklearn_pgtm
 from sklearn_pgtm import (
     CorrelatedTopicModel,
+    DynamicTopicModel,
     EmpiricalBayesLDA,
     GibbsLDA,
     GibbsSLDAClassifier,
@@ -33,6 +34,8 @@ ESTIMATORS = [
     # single category; tests/test_gp.py runs the same invariances on K >= 2.
     MultinomialGaussianProcess(max_iter=4, burn_in=2, random_state=0),
     MultinomialLDS(2, max_iter=4, n_samples=2, n_infer_iter=2, n_particles=20),
+    # fit(X, y) reads y as the documents' time labels (None: one slice).
+    DynamicTopicModel(3, max_iter=4, warm_start_iter=2, n_init=1, n_infer_iter=4),
 ]
 
 # Checks expected to fail, with the reason. An estimator module may define its

@@ -252,3 +252,47 @@ def ffbs_with_mean(J_init, h_init, A, Q_inv, J_obs, h_obs, state, z, mean):
 
 
 # ---- scalar FFBS (dynamic topic model) ----
+
+
+@njit(cache=CACHE, nogil=True)
+def scalar_ffbs(precision, linear, prior_mean, prior_var, step_var, state,
+                filt_prec, filt_lin, out):
+    """Draw a scalar Gaussian random walk given Gaussian potentials, in place.
+
+    The walk is ``x_0 ~ N(prior_mean, prior_var)``, ``x_t = x_{t-1} +
+    N(0, step_var)`` for ``t = 1 .. T-1``, and each ``x_t`` carries the
+    potential ``exp(linear[t] x_t - precision[t] x_t^2 / 2)`` (``precision[t]
+    >= 0``; 0 means no observation at ``t``). Writes one exact draw of
+    ``x_0 .. x_{T-1}`` from their joint conditional into ``out``.
+
+    The filter runs in information form (precision ``J`` and linear term
+    ``h = J m``), one division per step: predict ``r = 1 / (1 + step_var
+    J)``, ``J <- r J``, ``h <- r h``; update ``J <- J + precision[t]``, ``h <-
+    h + linear[t]``. Backward sampler: ``x_{T-1} ~ N(h / J, 1 / J)`` and
+    ``x_t | x_t+1 ~ N((h_t + x_t+1 / step_var) / lam, 1 / lam)`` with
+    ``lam = J_t + 1 / step_var``. ``filt_prec`` and ``filt_lin`` (length T)
+    are work space for the filtered ``J_t`` and ``h_t``; ``state`` is the
+    xoshiro stream drawn from.
+    """
+    n_steps = precision.shape[0]
+    if n_steps == 0:
+        return
+    prec = 1.0 / prior_var
+    lin = prior_mean * prec
+    for t in range(n_steps):
+        if t > 0:
+            shrink = 1.0 / (1.0 + step_var * prec)
+            prec *= shrink
+            lin *= shrink
+        prec += precision[t]
+        lin += linear[t]
+        filt_prec[t] = prec
+        filt_lin[t] = lin
+    scale = 1.0 / math.sqrt(prec)
+    x = lin * scale * scale + scale * standard_normal(state)
+    out[n_steps - 1] = x
+    inv_step = 1.0 / step_var
+    for t in range(n_steps - 2, -1, -1):
+        scale = 1.0 / math.sqrt(filt_prec[t] + inv_step)
+        x = (filt_lin[t] + x * inv_step) * scale * scale + scale * standard_normal(state)
+        out[t] = x

@@ -1,0 +1,880 @@
+"""Dynamic topic model: topics that drift over time, fitted by stick-breaking
+Pólya-Gamma Gibbs sampling (Linderman, Johnson & Adams 2015; MODELS.md
+section 4).
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.special import digamma, gammaln, polygamma
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import (
+    ChainTrace,
+    check_counts,
+    check_finite,
+    check_nonempty_corpus,
+    keep_state_on_failure,
+    to_tokens,
+    warn_if_trending,
+)
+from ._chain import TopicChain
+from ._kernels._dtm import (
+    count_slice_topic_words,
+    log_words_given_topics,
+    sample_topic_word_logits,
+    split_tokens_in_half,
+    sum_squared_steps,
+    topic_word_probabilities,
+)
+from ._kernels._likelihood import log_predictive
+from ._kernels._polyagamma import PG_METHODS
+from ._kernels._random import document_streams, make_streams, seed_from
+from ._kernels._stick_breaking import inverse_stick_breaking
+from ._kernels._sweeps import ALL_WORDS, TokenTopics, sample_fixed_topics
+from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
+from ._priors import DirichletPriors
+from ._progress import ProgressReporter
+
+# Inverse-gamma prior InvGamma(a0, b0) of the step variance when it is
+# estimated; with K (V - 1) (S - 1) steps in the likelihood it hardly matters.
+_CHAIN_VARIANCE_PRIOR = (1.0, 1e-3)
+# Starting value of an estimated step variance.
+_CHAIN_VARIANCE_START = 0.2
+# Sweeps of every warm-start chain before the best one is chosen.
+_SELECTION_ITER = 20
+
+# scikit-learn's estimator checks that cannot pass by design (merged into the
+# expected failures by tests/test_common.py).
+_EXPECTED_FAILED_CHECKS = {
+    "check_fit_score_takes_y": (
+        "the second argument of fit and score is `times` (each document's time "
+        "label), not y"
+    ),
+    # These call fit_transform(X, y=...) or score(X, y=...) by keyword; the
+    # second argument is `times`. tests/test_dtm.py checks what they check
+    # (consistency of fit_transform and transform, n_features errors) with it.
+    "check_transformer_general": "calls fit_transform(X, y=...); the argument is `times`",
+    "check_transformer_data_not_an_array": (
+        "calls fit_transform(X, y=...); the argument is `times`"
+    ),
+    "check_n_features_in_after_fitting": "calls score(X, y=...); the argument is `times`",
+}
+
+
+# ---------------------------------------------------------------- z-sweeps
+def _sample_topics_by_slice(doc_ptr, word_ids, topics, doc_topic, phi, slice_ptr, alpha,
+                            states, n_threads):
+    """One sweep over every token's topic with fixed topic-word weights per slice.
+
+    ``p(z_dn = k) ∝ (C_dk¬n + alpha_k) phi[s_d, w_dn, k]`` (the shared
+    fixed-topic sweep, :func:`~sklearn_pgtm._kernels._sweeps.sample_fixed_topics`,
+    on each slice's documents with that slice's weights ``phi[s]`` (V, K)).
+    Documents are sorted by slice (slice ``s`` holds documents
+    ``slice_ptr[s]:slice_ptr[s + 1]``) and cut into ``n_threads`` blocks of
+    about equal numbers of tokens; each block runs the sweep on its part of
+    every slice it meets. Every document has its own stream and the weights
+    are fixed, so the result does not depend on ``n_threads``.
+    """
+    tokens = TokenTopics(doc_ptr, word_ids, topics, doc_topic)
+    n_slices = slice_ptr.shape[0] - 1
+
+    def block(lo, hi):
+        for s in range(n_slices):
+            a = max(int(lo), int(slice_ptr[s]))
+            b = min(int(hi), int(slice_ptr[s + 1]))
+            if a < b:
+                sample_fixed_topics(tokens, phi[s], alpha, states, (a, b, 0, ALL_WORDS))
+
+    map_ranges(block, balanced_cuts(doc_ptr, n_threads))
+
+
+def _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, beta, n_iter, seeds, n_threads):
+    """Collapsed LDA sweeps over all documents: the best of ``len(seeds)`` chains.
+
+    Each chain starts from random topics and runs ``min(n_iter,
+    _SELECTION_ITER)`` sweeps; the chain with the highest collapsed joint
+    log-likelihood ``log p(w, z)`` is kept and runs the remaining sweeps
+    (Gibbs LDA often settles early in a mode that merges two topics and
+    splits another, much less likely than the best one; independent restarts
+    escape it). Chains run concurrently on ``n_threads`` threads, each chain
+    serial with its own seed, so the result does not depend on ``n_threads``.
+
+    Returns the kept :class:`~sklearn_pgtm._chain.TopicChain`.
+    """
+    n_select = min(n_iter, _SELECTION_ITER)
+
+    def run_chain(seed):
+        chain = TopicChain.random(doc_ptr, word_ids, n_topics, n_words, seed)
+        for _ in range(n_select):
+            chain.sweep_lda(alpha, beta)
+        joint = DirichletPriors.for_chain(chain, float(alpha[0]), beta, 0).log_joint(chain)
+        return joint, chain
+
+    def block(lo, hi):
+        return [run_chain(seeds[c]) for c in range(lo, hi)]
+
+    cuts = balanced_cuts(np.arange(len(seeds) + 1), n_threads)
+    chains = [chain for part in map_ranges(block, cuts) for chain in part]
+    _, chain = max(chains, key=lambda chain: chain[0])
+    for _ in range(n_iter - n_select):
+        chain.sweep_lda(alpha, beta)
+    return chain
+
+
+def _dirichlet_matched_prior(n_words, concentration):
+    """Mean and variance of each stick's logit under a symmetric Dirichlet.
+
+    Dir(a, ..., a) over V words is the stick-breaking of independent
+    ``Beta(a, (V - 1 - v) a)`` fractions; the logit of ``Beta(a, b)`` has mean
+    ``digamma(a) - digamma(b)`` and variance ``trigamma(a) + trigamma(b)``
+    (Linderman et al. 2015, appendix A).
+    """
+    rest = concentration * np.arange(n_words - 1, 0, -1, dtype=np.float64)
+    mean = digamma(concentration) - digamma(rest)
+    var = polygamma(1, concentration) + polygamma(1, rest)
+    return np.ascontiguousarray(mean), np.ascontiguousarray(var)
+
+
+def _draw_chain_variance(sum_squared_steps, n_steps, prior, gen):
+    """Draw sigma^2 from its conditional InvGamma(a0 + n / 2, b0 + SS / 2).
+
+    ``SS`` is the sum of the ``n`` squared steps of the random walks and
+    ``prior = (a0, b0)`` the inverse-gamma prior.
+    """
+    shape = prior[0] + 0.5 * n_steps
+    rate = prior[1] + 0.5 * sum_squared_steps
+    return float(rate / gen.gamma(shape))
+
+
+def _check_times(times, n_samples, whom):
+    """One orderable label per document as a 1-D array, or a clear ValueError."""
+    times = np.asarray(times)
+    if times.ndim == 2 and times.shape[1] == 1:
+        times = times.ravel()
+    if times.ndim != 1:
+        raise ValueError(
+            f"{whom}: times must hold one label per document (a 1-D array), got an "
+            f"array of shape {times.shape}."
+        )
+    if times.shape[0] != n_samples:
+        raise ValueError(
+            f"{whom}: times has {times.shape[0]} labels but X has {n_samples} documents."
+        )
+    if times.dtype.kind == "f" and np.isnan(times).any():
+        raise ValueError(f"{whom}: times contains NaN; every document needs a time label.")
+    if times.dtype.kind in "mM" and np.isnat(times).any():
+        raise ValueError(f"{whom}: times contains NaT; every document needs a time label.")
+    if times.dtype.kind == "O":
+        for label in times:
+            if label is None or label != label:  # None or NaN-like
+                raise ValueError(
+                    f"{whom}: times contains a missing label ({label!r}); every "
+                    "document needs a time label."
+                )
+    return times
+
+
+class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Dynamic topic model: topics that drift over time slices.
+
+    Documents carry a time label; documents with the same label form a time
+    slice, and each topic has one word distribution per slice. The topics'
+    stick-breaking logits follow a Gaussian random walk from one slice to the
+    next, ``psi_{s,k} = psi_{s-1,k} + N(0, chain_variance I)`` with
+    ``beta_{s,k} = pi_SB(psi_{s,k})``, and the documents' topic proportions
+    have a Dirichlet prior (integrated out). Gibbs sampling alternates the
+    tokens' topics (the package's collapsed sweep with the slice's topics as
+    fixed weights) and an exact block update of every (topic, word) time
+    series: Pólya-Gamma augmentation of the binomial sticks makes it a scalar
+    Gaussian state-space model, drawn by forward-filtering backward-sampling
+    (Linderman et al. [1]_; the model of Blei and Lafferty [2]_ with a
+    different link and exact sampling instead of a variational
+    approximation).
+
+    Read more in the :ref:`User Guide <dtm>`.
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Number of topics (K).
+
+    doc_topic_prior : "auto" or float, default="auto"
+        Symmetric Dirichlet prior ``alpha`` of the documents' topic
+        proportions. ``"auto"`` estimates it inside the chain with the
+        package's shared empirical-Bayes update (the augmentation of Xia &
+        Doss, :ref:`eblda_augmentation`): starting at ``1 / n_components``, one
+        data-augmentation update per sweep during the first half of the
+        ``max_iter`` sweeps, then held at the estimate over the second half
+        of those (as every topic model of the package does over its burn-in).
+
+    topic_word_prior : float, default=0.1
+        Concentration ``a`` of the symmetric Dirichlet whose moments give the
+        Gaussian prior of the first slice's logits (each stick's logit gets
+        the mean and variance of the logit of ``Beta(a, (V - 1 - v) a)``),
+        and the topic-word prior of the LDA warm start.
+
+    chain_variance : float or "auto", default=0.2
+        Variance ``sigma^2`` of one step of the logits' random walk: how fast
+        the topics may drift between consecutive slices. ``"auto"`` draws it
+        every sweep from its inverse-gamma conditional (prior
+        ``InvGamma(1, 0.001)``, starting at 0.2). 0.2 predicted best among
+        0.01-1.0 on decades of the State of the Union (validation
+        perplexity; user guide, :ref:`dtm`; ``benchmarks/dtm.py --part
+        defaults``); slices closer in time call for smaller values.
+
+    max_iter : int, default=200
+        Number of Gibbs sweeps of the dynamic model, after the warm start.
+        The first half is the burn-in (where an ``"auto"`` prior is
+        estimated); ``components_`` and ``topic_prevalence_`` are posterior
+        means over the second half.
+
+    warm_start_iter : int, default=200
+        Sweeps of plain collapsed LDA (all slices pooled) before the dynamic
+        sweeps; the logits of every slice start at those of the LDA topics.
+
+    n_init : int, default=8
+        Independent LDA warm-start chains (run in parallel with ``n_jobs``),
+        20 sweeps each; the one with the highest joint likelihood
+        ``p(words, topics)`` is kept and runs the rest of
+        ``warm_start_iter``. Gibbs LDA can settle in a mode that merges two
+        topics and splits a third; restarts avoid it.
+
+    n_infer_iter : int, default=50
+        Gibbs sweeps over a new document's topics (topics fixed) in
+        :meth:`transform`, :meth:`score` and :meth:`perplexity`; proportions
+        are averaged over the second half.
+
+    pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="gaussian"
+        Pólya-Gamma sampler of the augmentation variables (see
+        :ref:`polyagamma`). ``"gaussian"`` (moment-matched normal draws)
+        predicted as well as the exact draws of ``"auto"`` on the State of
+        the Union at a fraction of the time (user guide, :ref:`dtm`): a
+        topic's stick counts are large for its common words, where the
+        normal is accurate, and exact draws cost time growing with the count.
+
+    pg_terms : int, default=8
+        Number of terms of the ``"truncated"`` and ``"pg1"`` samplers.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of every random draw.
+
+    n_jobs : int, default=None
+        Threads for the topic sweep (blocks of documents) and the logit
+        updates (blocks of (topic, word) cells). Every document and every
+        cell has its own random stream, so the result does not depend on
+        ``n_jobs``. ``-1`` uses all cores.
+
+    verbose : int, default=0
+        Print iteration, log-likelihood per token and time.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_time_slices, n_components, n_features)
+        Topic-word pseudo-counts per slice, with the meaning of
+        scikit-learn's ``components_`` in each slice: row ``[s, k]`` is the
+        posterior mean word distribution of topic ``k`` in slice ``s`` times
+        (the posterior mean number of the slice's tokens in topic ``k``, plus
+        one), so rows normalize to the topics. Words in the columns' order
+        of ``X``.
+
+    time_slices_ : ndarray of shape (n_time_slices,)
+        The sorted distinct time labels seen in :meth:`fit` (``[0]`` when
+        ``times`` was None).
+
+    topic_prevalence_ : ndarray of shape (n_time_slices, n_components)
+        Mean topic proportions of the training documents of each slice
+        (posterior means over the second half of the sweeps).
+
+    doc_topic_prior_ : float
+        The ``alpha`` used after the burn-in (the empirical-Bayes estimate
+        when ``doc_topic_prior="auto"``).
+
+    trace_ : ChainTrace
+        Per-sweep record of the dynamic sweeps: ``log_likelihood`` (the joint
+        ``log p(w, z | beta, alpha)`` of the training tokens),
+        ``topic_share`` and, when estimated, ``doc_topic_prior``.
+
+    log_likelihood_trace_ : ndarray of shape (n_iter_,)
+        ``trace_.log_likelihood``.
+
+    chain_variance_ : float
+        The step variance used (its posterior mean over the second half of
+        the sweeps when ``chain_variance="auto"``).
+
+    stick_order_ : ndarray of shape (n_features,)
+        Column of ``X`` at each stick position: words by decreasing corpus
+        frequency (ties by column). The stick-breaking prior is not
+        exchangeable, so the most frequent words get the first sticks.
+
+    n_iter_ : int
+        Number of dynamic sweeps run.
+
+    n_features_in_ : int
+        Number of words seen in :meth:`fit`.
+
+    See Also
+    --------
+    GibbsLDA : Static LDA (one set of topics for all documents).
+    CorrelatedTopicModel : Topic proportions with learned correlations.
+    EmpiricalBayesLDA : Static LDA with estimated Dirichlet priors.
+
+    Notes
+    -----
+    Cost per sweep: O(tokens x K) for the topic sweep and O(S x K x V) for
+    the counts, Pólya-Gamma draws and FFBS; memory O(S x K x V).
+    Documents whose time is not given (``times=None`` in :meth:`transform`)
+    are read with the topics of the last slice; labels that were not seen in
+    :meth:`fit` use the latest slice not after them (the first slice for
+    labels before it).
+
+    References
+    ----------
+    .. [1] S. Linderman, M. Johnson, R. Adams, "Dependent multinomial models
+       made easy: stick-breaking with the Pólya-gamma augmentation",
+       NIPS 2015.
+    .. [2] D. Blei, J. Lafferty, "Dynamic topic models", ICML 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_pgtm import DynamicTopicModel
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.poisson(1.0, size=(60, 20))
+    >>> years = np.repeat([2001, 2002, 2003], 20)
+    >>> dtm = DynamicTopicModel(n_components=3, doc_topic_prior=0.5, max_iter=10,
+    ...                         random_state=0).fit(X, years)
+    >>> dtm.components_.shape
+    (3, 3, 20)
+    >>> dtm.transform(X[:2], years[:2]).shape
+    (2, 3)
+    >>> dtm.time_slices_
+    array([2001, 2002, 2003])
+    """
+
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "doc_topic_prior": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+        "topic_word_prior": [Interval(Real, 0, None, closed="neither")],
+        "chain_variance": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "warm_start_iter": [Interval(Integral, 0, None, closed="left")],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
+        "pg_method": [StrOptions(set(PG_METHODS))],
+        "pg_terms": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        n_components=10,
+        *,
+        doc_topic_prior="auto",
+        topic_word_prior=0.1,
+        chain_variance=0.2,
+        max_iter=200,
+        warm_start_iter=200,
+        n_init=8,
+        n_infer_iter=50,
+        pg_method="gaussian",
+        pg_terms=8,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.n_components = n_components
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
+        self.chain_variance = chain_variance
+        self.max_iter = max_iter
+        self.warm_start_iter = warm_start_iter
+        self.n_init = n_init
+        self.n_infer_iter = n_infer_iter
+        self.pg_method = pg_method
+        self.pg_terms = pg_terms
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    # --------------------------------------------------------------- helpers
+    def _update_logits(self, counts, psi, prior_mean, prior_var, chain_var, states, n_threads):
+        """Stick counts, PG draws and FFBS of every (topic, word) cell, in threads."""
+        method = PG_METHODS[self.pg_method]
+        n_cells = psi.shape[0] * psi.shape[1]
+
+        def block(lo, hi):
+            sample_topic_word_logits(counts, psi, prior_mean, prior_var, chain_var, method,
+                                     self.pg_terms, states, lo, hi)
+
+        map_ranges(block, balanced_cuts(np.arange(n_cells + 1), n_threads))
+
+    @staticmethod
+    def _topic_word(psi, phi, n_threads):
+        """phi[s, :, k] = pi_SB(psi[k, :, s]), topics in threads."""
+        def block(lo, hi):
+            topic_word_probabilities(psi, lo, hi, phi)
+
+        map_ranges(block, balanced_cuts(np.arange(psi.shape[0] + 1), n_threads))
+
+    @staticmethod
+    def _log_joint(counts, phi, doc_topic, alpha):
+        """``log p(w, z | beta, alpha)`` of the training tokens: the words given
+        their topics and the slices' topics, plus the topics under the
+        documents' Dirichlet prior (proportions integrated out)."""
+        lengths = doc_topic.sum(axis=1)
+        alpha_sum = alpha.sum()
+        log_topics = (np.sum(gammaln(doc_topic + alpha)) - doc_topic.shape[0] * np.sum(gammaln(alpha))
+                      + doc_topic.shape[0] * gammaln(alpha_sum)
+                      - np.sum(gammaln(lengths + alpha_sum)))
+        return float(log_words_given_topics(counts, phi) + log_topics)
+
+    # ------------------------------------------------------------------- fit
+    @keep_state_on_failure
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, times=None):
+        """Fit the model by Gibbs sampling.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts (non-negative; rounded to integers).
+
+        times : array-like of shape (n_samples,), default=None
+            Time label of each document: any mutually orderable values
+            (years, dates, integers, strings); documents with equal labels
+            form one time slice and slices are ordered by label. None puts
+            every document in one slice (labelled 0).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        name = type(self).__name__
+        whom = f"{name}.fit"
+        X = check_counts(self, X, reset=True, whom=whom)
+        check_nonempty_corpus(X, whom)
+        n_docs, n_words = X.shape
+        if times is None:
+            labels, slice_index = np.array([0]), np.zeros(n_docs, dtype=np.intp)
+        else:
+            times = _check_times(times, n_docs, whom)
+            try:
+                labels, slice_index = np.unique(times, return_inverse=True)
+            except TypeError as exc:
+                raise ValueError(
+                    f"{whom}: the time labels cannot be ordered ({exc}); use labels "
+                    "of one comparable type (numbers, dates or strings)."
+                ) from exc
+            slice_index = slice_index.ravel()
+        n_threads = effective_n_jobs(self.n_jobs)
+        rng = check_random_state(self.random_state)
+        seeds = np.random.SeedSequence(seed_from(rng)).spawn(5)
+        chain_seeds = seeds[0].spawn(self.n_init)
+        self._infer_seed = seed_from(rng)
+        self._split_seed = seed_from(rng)
+        n_topics = self.n_components
+        n_slices = labels.shape[0]
+        eta = float(self.topic_word_prior)
+        estimate_alpha = isinstance(self.doc_topic_prior, str)
+        # An estimated alpha starts at 1 / K (scikit-learn's default) for the
+        # warm start and the first dynamic sweeps.
+        alpha = np.full(n_topics, 1.0 / n_topics if estimate_alpha
+                        else float(self.doc_topic_prior))
+        estimate_variance = self.chain_variance == "auto"
+        chain_var = _CHAIN_VARIANCE_START if estimate_variance else float(self.chain_variance)
+
+        # Stick order (most frequent word first) and documents grouped by slice.
+        word_freq = np.asarray(X.sum(axis=0)).ravel()
+        stick_order = np.argsort(-word_freq, kind="stable")
+        doc_order = np.argsort(slice_index, kind="stable")
+        doc_ptr, word_ids = to_tokens(X[doc_order][:, stick_order].sorted_indices())
+        slice_ptr = np.searchsorted(slice_index[doc_order], np.arange(n_slices + 1))
+        slice_ptr = slice_ptr.astype(np.int64)
+        reporter = ProgressReporter(name, self.verbose)
+
+        # Warm start: LDA over all slices pooled, then every slice's logits
+        # at the smoothed LDA topics.
+        chain = _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, eta,
+                            self.warm_start_iter, chain_seeds, n_threads)
+        topics, doc_topic = chain.tokens.topics, chain.tokens.doc_topic
+        # The shared Dirichlet-prior machinery (sklearn_pgtm._priors):
+        # an "auto" alpha gets one data-augmentation update per sweep during
+        # the burn-in (the first max_iter - n_average sweeps), its Gamma
+        # conditionals recorded over the burn-in's second half, and is then
+        # held at the empirical-Bayes estimate, as in every other model.
+        priors = DirichletPriors.for_chain(chain, self.doc_topic_prior, eta, seeds[4],
+                                           start=(alpha[0], eta))
+        alpha = priors.alpha  # updated in place
+        doc_states = make_streams(seeds[1], n_docs)
+        start = np.empty((n_topics, n_words - 1))
+        inverse_stick_breaking(np.ascontiguousarray(chain.word_topic.T + eta), start)
+        psi = np.ascontiguousarray(np.repeat(start[:, :, None], n_slices, axis=2))
+
+        prior_mean, prior_var = _dirichlet_matched_prior(n_words, eta)
+        cell_states = make_streams(seeds[2], n_topics * (n_words - 1))
+        gen = np.random.default_rng(seeds[3])
+        counts = np.zeros((n_topics, n_words, n_slices), dtype=np.int32)
+        phi = np.empty((n_slices, n_words, n_topics))
+        n_average = max(self.max_iter // 2, 1)
+        burn_in = self.max_iter - n_average
+        phi_sum = np.zeros_like(phi)
+        doc_topic_sum = np.zeros(doc_topic.shape)
+        chain_var_sum = 0.0
+        n_steps = n_topics * (n_words - 1) * (n_slices - 1)
+        trace = ChainTrace()
+        divergence = "pg_method (e.g. 'exact') or chain_variance"
+        for it in range(self.max_iter):
+            self._topic_word(psi, phi, n_threads)
+            _sample_topics_by_slice(doc_ptr, word_ids, topics, doc_topic, phi, slice_ptr,
+                                    alpha, doc_states, n_threads)
+            chain.n_sweeps += 1  # the priors' histograms follow the sweeps
+            count_slice_topic_words(doc_ptr, word_ids, topics, slice_ptr, counts)
+            log_likelihood = self._log_joint(counts, phi, doc_topic, alpha)
+            self._update_logits(counts, psi, prior_mean, prior_var, chain_var, cell_states,
+                                n_threads)
+            if estimate_variance and n_steps > 0:
+                chain_var = _draw_chain_variance(sum_squared_steps(psi), n_steps,
+                                                 _CHAIN_VARIANCE_PRIOR, gen)
+            if it < burn_in and priors.estimated:
+                priors.update(chain, record=it >= burn_in // 2)
+                if it + 1 == burn_in:
+                    priors.set_estimated(priors.estimate())
+            if it >= burn_in:
+                phi_sum += phi
+                doc_topic_sum += doc_topic
+                chain_var_sum += chain_var
+            check_finite(log_likelihood, whom, "the log-likelihood", divergence)
+            trace.record(log_likelihood=log_likelihood,
+                         topic_share=doc_topic.sum(axis=0) / max(word_ids.shape[0], 1))
+            if estimate_alpha:
+                trace.record(doc_topic_prior=alpha[0])
+            if reporter.due(it, self.max_iter):
+                extra = {"chain_variance": chain_var} if estimate_variance else {}
+                reporter.report(it, self.max_iter, log_likelihood=log_likelihood, **extra)
+        check_finite(psi, whom, "the topic logits", divergence)
+
+        topic_word = phi_sum / n_average  # (S, V, K), stick order
+        lengths = np.diff(doc_ptr).astype(np.float64)
+        doc_topic_mean = doc_topic_sum / n_average
+        theta = (doc_topic_mean + alpha) / (lengths + alpha.sum())[:, None]
+        prevalence = np.empty((n_slices, n_topics))
+        tokens_per_topic = np.empty((n_slices, n_topics))
+        for s in range(n_slices):
+            a, b = slice_ptr[s], slice_ptr[s + 1]
+            prevalence[s] = theta[a:b].mean(axis=0) if b > a else alpha / alpha.sum()
+            tokens_per_topic[s] = doc_topic_mean[a:b].sum(axis=0)
+        components = np.empty((n_slices, n_topics, n_words))
+        components[:, :, stick_order] = (topic_word.transpose(0, 2, 1)
+                                         * (tokens_per_topic + 1.0)[:, :, None])
+        self.components_ = components
+        self.time_slices_ = labels
+        self.topic_prevalence_ = prevalence
+        self.doc_topic_prior_ = float(alpha[0])
+        self.chain_variance_ = (chain_var_sum / n_average if estimate_variance
+                                else float(self.chain_variance))
+        self.stick_order_ = stick_order
+        self.n_iter_ = self.max_iter
+        self.trace_ = trace.frozen()
+        self.log_likelihood_trace_ = self.trace_.log_likelihood
+        warn_if_trending(self.log_likelihood_trace_, name, "max_iter")
+        reporter.summary(
+            f"{self.max_iter} sweeps (+{self.warm_start_iter} LDA warm-up), "
+            f"{word_ids.shape[0]} tokens, {n_slices} slices, "
+            f"doc_topic_prior={self.doc_topic_prior_:.4g}, "
+            f"chain_variance={self.chain_variance_:.4g}, "
+            f"log-likelihood {self.log_likelihood_trace_[-1]:.6g}"
+        )
+        return self
+
+    def fit_transform(self, X, times=None):
+        """Fit the model and return the topic proportions of X at its own slices.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts.
+
+        times : array-like of shape (n_samples,), default=None
+            Time label of each document (see :meth:`fit`).
+
+        Returns
+        -------
+        doc_topic : ndarray of shape (n_samples, n_components)
+            ``self.fit(X, times).transform(X, times)``.
+        """
+        return self.fit(X, times).transform(X, times)
+
+    # ------------------------------------------------------------- inference
+    def _slice_index(self, times, n_docs, whom):
+        """Slice of each document: its label's slice, the latest slice not
+        after an unseen label, the last slice when ``times`` is None."""
+        n_slices = self.time_slices_.shape[0]
+        if times is None:
+            return np.full(n_docs, n_slices - 1, dtype=np.intp)
+        times = _check_times(times, n_docs, whom)
+        fitted = self.time_slices_
+        groups = ("biuf", "US", "M", "m")
+        kinds = (fitted.dtype.kind, times.dtype.kind)
+        try:
+            if "O" in kinds:
+                # Python objects (dates, ...): compare one pair to catch a type clash.
+                _ = times[0] < fitted[0] if times.shape[0] else None
+            elif not any(kinds[0] in g and kinds[1] in g for g in groups):
+                raise TypeError(f"{fitted.dtype} and {times.dtype} labels")
+            index = np.searchsorted(fitted, times, side="right") - 1
+        except TypeError as exc:
+            raise ValueError(
+                f"{whom}: the time labels cannot be compared with those seen in fit "
+                f"({fitted.dtype}): {exc}"
+            ) from exc
+        return np.clip(index, 0, n_slices - 1).astype(np.intp)
+
+    def _prepare(self, X, times, whom):
+        """Validated tokens of X in stick order with documents grouped by slice.
+
+        Returns ``doc_ptr, word_ids, slice_ptr, doc_order`` (``doc_order[i]`` is
+        the row of X of the i-th grouped document) and the topics ``phi`` (S,
+        V, K) in stick order, normalized from ``components_``.
+        """
+        check_is_fitted(self)
+        X = check_counts(self, X, reset=False, whom=whom)
+        slice_index = self._slice_index(times, X.shape[0], whom)
+        doc_order = np.argsort(slice_index, kind="stable")
+        doc_ptr, word_ids = to_tokens(X[doc_order][:, self.stick_order_].sorted_indices())
+        n_slices = self.time_slices_.shape[0]
+        slice_ptr = np.searchsorted(slice_index[doc_order], np.arange(n_slices + 1))
+        phi = self.components_[:, :, self.stick_order_]
+        phi = phi / phi.sum(axis=2, keepdims=True)
+        phi = np.ascontiguousarray(phi.transpose(0, 2, 1))
+        return doc_ptr, word_ids, slice_ptr.astype(np.int64), doc_order, phi
+
+    def _infer_tokens(self, doc_ptr, word_ids, slice_ptr, phi, seed):
+        """Posterior mean topic proportions of grouped documents, topics fixed.
+
+        Each document's stream is derived from ``seed`` and its own tokens, so
+        its result does not depend on the other documents of the batch.
+        """
+        n_docs = doc_ptr.shape[0] - 1
+        n_topics = self.n_components
+        alpha = np.full(n_topics, self.doc_topic_prior_)
+        states = document_streams(seed, doc_ptr, word_ids)
+        topics = np.zeros(word_ids.shape[0], dtype=np.int32)
+        for s in range(slice_ptr.shape[0] - 1):
+            # Start from each word's most likely topic in the slice.
+            lo, hi = doc_ptr[slice_ptr[s]], doc_ptr[slice_ptr[s + 1]]
+            if hi > lo:
+                topics[lo:hi] = np.argmax(phi[s][word_ids[lo:hi]], axis=1)
+        doc_topic = np.zeros((n_docs, n_topics), dtype=np.int32)
+        np.add.at(doc_topic, (np.repeat(np.arange(n_docs), np.diff(doc_ptr)), topics), 1)
+        n_threads = effective_n_jobs(self.n_jobs)
+        n_iter = self.n_infer_iter
+        n_average = max(n_iter // 2, 1)
+        doc_topic_sum = np.zeros((n_docs, n_topics))
+        for it in range(n_iter):
+            _sample_topics_by_slice(doc_ptr, word_ids, topics, doc_topic, phi, slice_ptr,
+                                    alpha, states, n_threads)
+            if it >= n_iter - n_average:
+                doc_topic_sum += doc_topic
+        lengths = np.diff(doc_ptr).astype(np.float64)
+        return (doc_topic_sum / n_average + alpha) / (lengths + alpha.sum())[:, None]
+
+    def _infer(self, X, times, whom):
+        doc_ptr, word_ids, slice_ptr, doc_order, phi = self._prepare(X, times, whom)
+        theta = np.empty((doc_order.shape[0], self.n_components))
+        theta[doc_order] = self._infer_tokens(doc_ptr, word_ids, slice_ptr, phi,
+                                              self._infer_seed)
+        return theta
+
+    def _completion_log_likelihood(self, X, times, whom):
+        """Document completion: log-likelihood of a random half of each
+        document's tokens given proportions inferred from the other half.
+
+        Returns ``(log_likelihood, n_heldout_tokens)``. The split of a
+        document depends only on its own tokens and the fitted model's seed,
+        so repeated calls agree.
+        """
+        doc_ptr, word_ids, slice_ptr, _, phi = self._prepare(X, times, whom)
+        n_docs = doc_ptr.shape[0] - 1
+        observed = np.empty(word_ids.shape[0], dtype=np.uint8)
+        split_tokens_in_half(doc_ptr, document_streams(self._split_seed, doc_ptr, word_ids),
+                             observed)
+        doc_ids = np.repeat(np.arange(n_docs), np.diff(doc_ptr))
+        parts = []
+        for keep in (1, 0):
+            mask = observed == keep
+            part_ptr = np.zeros(n_docs + 1, dtype=np.int64)
+            np.cumsum(np.bincount(doc_ids[mask], minlength=n_docs), out=part_ptr[1:])
+            parts.append((part_ptr, np.ascontiguousarray(word_ids[mask])))
+        (obs_ptr, obs_words), (held_ptr, held_words) = parts
+        theta = self._infer_tokens(obs_ptr, obs_words, slice_ptr, phi, self._infer_seed)
+        total = 0.0
+        for s in range(slice_ptr.shape[0] - 1):
+            a, b = int(slice_ptr[s]), int(slice_ptr[s + 1])
+            if a < b:
+                total += log_predictive(held_ptr[a:b + 1], held_words, theta[a:b], phi[s])
+        return total, int(held_words.shape[0])
+
+    def transform(self, X, times=None):
+        """Topic proportions of documents, with the topics of their slices fixed.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts.
+
+        times : array-like of shape (n_samples,), default=None
+            Time label of each document. Each document is read with the
+            topics of its slice (the latest slice not after an unseen label;
+            the first slice for labels before it). None reads every document
+            with the topics of the last slice.
+
+        Returns
+        -------
+        doc_topic : ndarray of shape (n_samples, n_components)
+            Posterior mean topic proportions (rows sum to 1), averaged over the
+            second half of ``n_infer_iter`` sweeps; identical on repeated calls.
+        """
+        return self._infer(X, times, f"{type(self).__name__}.transform")
+
+    def score(self, X, times=None):
+        """Document completion log-likelihood of X (higher is better).
+
+        The tokens of every document are split at random in two halves
+        (each token with probability 1/2); topic proportions are inferred
+        from the first half with the topics of the document's slice, and the
+        log-likelihood ``sum log(theta_d . beta_{s_d, w})`` of the second
+        half is returned. The split is fixed by the fitted model's seed, so
+        repeated calls agree.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts (held-out documents).
+
+        times : array-like of shape (n_samples,), default=None
+            Time label of each document (see :meth:`transform`).
+
+        Returns
+        -------
+        score : float
+            Log-likelihood of the held-out halves.
+        """
+        return self._completion_log_likelihood(X, times, f"{type(self).__name__}.score")[0]
+
+    def perplexity(self, X, times=None):
+        """Document completion perplexity ``exp(-score(X, times) / n_heldout)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts (held-out documents).
+
+        times : array-like of shape (n_samples,), default=None
+            Time label of each document (see :meth:`transform`).
+
+        Returns
+        -------
+        perplexity : float
+            Lower is better.
+        """
+        whom = f"{type(self).__name__}.perplexity"
+        total, n_heldout = self._completion_log_likelihood(X, times, whom)
+        if n_heldout == 0:
+            raise ValueError(f"{whom}: the held-out halves of X contain no token.")
+        return float(np.exp(-total / n_heldout))
+
+    # ---------------------------------------------------------------- topics
+    def _slice_position(self, time_slice):
+        matches = np.flatnonzero(self.time_slices_ == np.asarray(time_slice))
+        if matches.size == 0:
+            raise ValueError(
+                f"time_slice={time_slice!r} is not one of the time slices seen in fit "
+                f"(time_slices_ = {self.time_slices_.tolist()!r})."
+            )
+        return int(matches[0])
+
+    def get_topic_words(self, topic, time_slice, n_words=10, feature_names=None):
+        """Most probable words of a topic in one time slice.
+
+        Parameters
+        ----------
+        topic : int
+            Topic index, in ``[0, n_components)``.
+
+        time_slice : object
+            A label of ``time_slices_``.
+
+        n_words : int, default=10
+            Number of words.
+
+        feature_names : array-like of str, default=None
+            Name of each column of ``X`` (e.g. ``get_feature_names_out()`` of
+            the vectorizer). Defaults to ``feature_names_in_`` when ``X`` had
+            column names, else words are column indices.
+
+        Returns
+        -------
+        words : list of (word, probability) tuples
+            By decreasing probability.
+        """
+        check_is_fitted(self)
+        if not 0 <= int(topic) < self.n_components:
+            raise ValueError(f"topic={topic!r} is not in [0, {self.n_components}).")
+        row = self.components_[self._slice_position(time_slice), int(topic)]
+        row = row / row.sum()
+        names = feature_names
+        if names is None:
+            names = getattr(self, "feature_names_in_", None)
+        if names is not None and len(names) != row.shape[0]:
+            raise ValueError(
+                f"feature_names has {len(names)} entries, the model {row.shape[0]} words."
+            )
+        top = np.argsort(-row, kind="stable")[: int(n_words)]
+        return [(names[i] if names is not None else int(i), float(row[i])) for i in top]
+
+    def topic_evolution(self, topic, n_words=10, feature_names=None):
+        """Most probable words of a topic in every time slice.
+
+        Parameters
+        ----------
+        topic : int
+            Topic index, in ``[0, n_components)``.
+
+        n_words : int, default=10
+            Number of words per slice.
+
+        feature_names : array-like of str, default=None
+            Name of each column of ``X`` (see :meth:`get_topic_words`).
+
+        Returns
+        -------
+        evolution : dict
+            ``{time label: [(word, probability), ...]}`` in time order.
+        """
+        check_is_fitted(self)
+        return {
+            label: self.get_topic_words(topic, label, n_words, feature_names)
+            for label in self.time_slices_.tolist()
+        }
+
+    @property
+    def _n_features_out(self):
+        return self.n_components
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        return tags
