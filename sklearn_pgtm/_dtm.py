@@ -211,7 +211,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         Symmetric Dirichlet prior ``alpha`` of the documents' topic
         proportions. ``"auto"`` estimates it inside the chain with the
         package's shared empirical-Bayes update (the augmentation of Xia &
-        Doss, :ref:`eblda_augmentation`): starting at ``1 / n_components``, one
+        Doss, :ref:`dirichlet_priors`): starting at ``1 / n_components``, one
         data-augmentation update per sweep during the first half of the
         ``max_iter`` sweeps, then held at the estimate over the second half
         of those (as every topic model of the package does over its burn-in).
