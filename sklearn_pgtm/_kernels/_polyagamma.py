@@ -8,9 +8,9 @@ array. Method codes (the user guide, doc/polyagamma.rst, has the equations):
 - ``PG_EXACT``: Devroye's method for PG(1, c) (Polson, Scott & Windle 2013)
   summed over the integer part of ``b`` (sum rule), plus the alternate method
   (:func:`pg_alternate`) for a non-integer remainder. Cost O(b). Above
-  ``EXACT_MAX_B`` the sum would take more than about 0.05 s per draw and the
+  ``EXACT_MAX_B`` the sum would take more than about 0.04 s per draw and the
   three-moment gamma approximation (below) is drawn instead; its Kolmogorov
-  distance to PG(b, c) there is below 1e-7 (benchmarks/pg_samplers.py).
+  distance to PG(b, c) there is below 1e-8 (benchmarks/pg_samplers.py).
 - ``PG_TRUNCATED``: the first ``n_terms`` terms of the gamma series, rescaled
   so that the mean is exact.
 - ``PG_PG1``: ``n_terms`` exact PG(1, c) draws combined to match the mean and
@@ -25,11 +25,13 @@ array. Method codes (the user guide, doc/polyagamma.rst, has the equations):
 
 Every method is total: for every finite ``b > 0`` and every finite ``c`` it
 returns a finite value >= 0 in bounded time. Each rejection loop stops after
-``_MAX_PROPOSALS`` proposals; the acceptance rates are bounded below on the
-whole domain (about 0.99 for Devroye's sampler, above 0.3 for the inverse
-Gaussian and gamma proposals), so the cap is never reached on finite input,
-and at the cap a loop returns the mean of what it draws. Alternating series
-stop when their terms have underflowed to 0 (at most a few dozen terms). Off
+``_MAX_PROPOSALS`` (10^6) proposals, and at the cap returns the mean of what
+it draws; the acceptance rates are bounded below on the whole domain (above
+0.99 for Devroye's envelope, about 0.5 for its proposals, and at worst about
+3e-4, for the tilt of the alternate method's left piece with parts near
+h = 4 and |c| near 8), so a loop reaches the cap with probability below
+e^-300. Alternating series stop when their terms have underflowed to 0 (at
+most a few dozen terms). Off
 the domain: ``b <= 0`` gives 0 (PG(0, c) is the point mass at 0); ``c = +-inf``
 gives 0 (the limit); NaN ``b`` or ``c`` and ``b = +inf`` give NaN. Draws for
 tiny ``b`` (about 1e-150 and below) underflow to 0.
@@ -59,13 +61,18 @@ PG_METHODS = {
     "auto": PG_AUTO,
 }
 
-# ``PG_AUTO``: exact draws below this b, the three-moment gamma from it on.
-# PROVISIONAL, replaced below by the measurement of benchmarks/pg_samplers.py.
-AUTO_EXACT_MAX_B = 64.0
+# ``PG_AUTO``: exact draws below this b, the three-moment shifted gamma from it
+# on. Measured (benchmarks/pg_samplers.py, section pg_samplers of
+# benchmarks/RESULTS.md): the Kolmogorov distance of the shifted gamma to
+# PG(b, c) falls like 1 / b and is largest near |c| = 7; from b = 14 on it is
+# at most 0.0092 / b, below 0.5 sqrt(2 / n) at n = 10^6 draws, a hundred times
+# the draws a long chain makes per (b, c) cell: invisible to a two-sample
+# Kolmogorov-Smirnov test.
+AUTO_EXACT_MAX_B = 14.0
 
-# ``PG_EXACT``: the Devroye sum costs about 60 ns per unit of b; above this
-# b the three-moment gamma approximation is drawn instead (see the module
-# docstring).
+# ``PG_EXACT``: the Devroye sum costs about 40 ns per unit of b; above this b
+# (0.04 s per draw) the three-moment shifted gamma is drawn instead (see the
+# module docstring).
 EXACT_MAX_B = 1048576.0
 
 _PI = math.pi
@@ -105,9 +112,9 @@ def pg_var(b, c):
     x = 0.5 * c
     if x >= 350.0:
         # sech^2(x) < 4e-304: the second term is below the first's rounding.
-        return b / (2.0 * c * c * c)
+        return b * (0.5 / (c * c * c))
     sech = 1.0 / math.cosh(x)
-    return b * (2.0 * math.tanh(x) - c * sech * sech) / (4.0 * c * c * c)
+    return b * ((2.0 * math.tanh(x) - c * sech * sech) / (4.0 * c * c * c))
 
 
 def _cumulant_series(order, n_terms):
@@ -169,30 +176,38 @@ def _cumulant_ratios(c):
 
 # ------------------------------------------------- normal and inverse Gaussian
 @njit(cache=CACHE, nogil=True)
-def _log_normal_cdf(x):
-    """log Phi(x) for every x (asymptotic series below -37, where Phi < 1e-299)."""
-    if x > -37.0:
-        return math.log(0.5 * math.erfc(-x * _SQRT_HALF))
-    inv = 1.0 / (x * x)
-    # Phi(x) = phi(x) / |x| (1 - 1/x^2 + 3/x^4 - 15/x^6 + ...); next term < 1e-10.
-    return (-0.5 * x * x - math.log(-x) - _LOG_SQRT_2PI
-            + math.log1p(-inv * (1.0 - 3.0 * inv * (1.0 - 5.0 * inv))))
+def _log_normal_tail_scaled(a):
+    """log Phi(-a) + a^2 / 2 for a >= 0 (asymptotic series from a = 37 on,
+    where Phi(-a) < 1e-299; its next term is below 1e-10 there)."""
+    if a < 37.0:
+        return math.log(0.5 * math.erfc(a * _SQRT_HALF)) + 0.5 * a * a
+    inv = 1.0 / (a * a)
+    # Phi(-a) = phi(a) / a (1 - 1/a^2 + 3/a^4 - 15/a^6 + ...).
+    return -math.log(a) - _LOG_SQRT_2PI + math.log1p(-inv * (1.0 - 3.0 * inv * (1.0 - 5.0 * inv)))
 
 
 @njit(cache=CACHE, nogil=True)
-def _log_inverse_gaussian_cdf(x, mu, lam):
-    """log P(IG(mu, lam) <= x) for x > 0; mu may be +inf (the Lévy law).
+def _log_normal_cdf(x):
+    """log Phi(x) for every x."""
+    if x >= 0.0:
+        return math.log1p(-0.5 * math.erfc(x * _SQRT_HALF))
+    return _log_normal_tail_scaled(-x) - 0.5 * x * x
 
-    P = Phi(s (x/mu - 1)) + exp(2 lam / mu) Phi(-s (x/mu + 1)), s = sqrt(lam / x),
-    with the second term formed in logs so that exp(2 lam / mu) cannot overflow.
+
+@njit(cache=CACHE, nogil=True)
+def _log_inverse_gaussian_cdf(s, ratio):
+    """log P(IG(mu, lam) <= x) given s = sqrt(lam / x) > 0 and ratio = x / mu
+    (0 for mu = +inf, the Lévy law), both formed by the caller without
+    dividing by mu (which may underflow).
+
+    P = Phi(s (r - 1)) + exp(2 lam / mu) Phi(-a) with r = ratio and
+    a = s (r + 1). Since 2 lam / mu - a^2 / 2 = -(s (r - 1))^2 / 2, the second
+    term is exp(-(s (r - 1))^2 / 2 + log Phi(-a) + a^2 / 2): no factor
+    overflows, whatever the sizes of lam / mu and a.
     """
-    s = math.sqrt(lam / x)
-    ratio = x / mu
     log_a = _log_normal_cdf(s * (ratio - 1.0))
-    if ratio > 1e8:
-        # x is 1e8 means above the mean: the second term is below exp(-1e8).
-        return log_a
-    log_b = 2.0 * lam / mu + _log_normal_cdf(-s * (ratio + 1.0))
+    d = s * (ratio - 1.0)
+    log_b = -0.5 * d * d + _log_normal_tail_scaled(s * (ratio + 1.0))
     top = max(log_a, log_b)
     return top + math.log(math.exp(log_a - top) + math.exp(log_b - top))
 
@@ -202,20 +217,30 @@ def _truncated_inverse_gaussian(state, z, t):
     """IG(1/z, 1) truncated to (0, t), z >= 0 (Devroye's proposal for small x).
 
     mean > t (z t < 1): 1 / chi-square(1) truncated to (0, t), accepted with
-    probability exp(-z^2 x / 2) >= exp(-1 / (2t)). mean <= t: the inverse
+    probability exp(-z^2 x / 2) >= exp(-z^2 t / 2). The truncated 1 / chi-square
+    comes from Devroye's exponential method (acceptance E[exp(-t E^2 / 2)],
+    above 0.51 for t < 2.5) or, for larger t, from plain draws 1 / N^2 kept
+    below t (acceptance P(chi-square(1) > 1/t), above 0.52). mean <= t: the inverse
     Gaussian of Michael, Schucany & Haas in standard form, IG(mu, 1) =
     mu IG(1, 1/mu), kept when below t (probability >= 1/2, the median of an
     inverse Gaussian is below its mean).
     """
-    if z * t < 1.0:
+    if z == 0.0 or z * t < 1.0:
         half_z2 = 0.5 * z * z
         for _ in range(_MAX_PROPOSALS):
-            e1 = standard_exponential(state)
-            e2 = standard_exponential(state)
-            if e1 * e1 > 2.0 * e2 / t:
-                continue
-            x = 1.0 + e1 * t
-            x = t / (x * x)
+            if t < 2.5:
+                e1 = standard_exponential(state)
+                e2 = standard_exponential(state)
+                if e1 * e1 > 2.0 * e2 / t:
+                    continue
+                x = 1.0 + e1 * t
+                x = t / (x * x)
+            else:
+                y = standard_normal(state)
+                y = y * y
+                if y == 0.0 or y * t <= 1.0:
+                    continue
+                x = 1.0 / y
             if half_z2 == 0.0 or uniform(state) <= math.exp(-half_z2 * x):
                 return x
         return t
@@ -483,8 +508,8 @@ def _alternate_constants(h, z):
         log_c = h * math.log(0.5 * _PI) - lgh
     lam_z = _LAMBDA0 + 0.5 * z * z
     # Left mass: 2^h e^{-hz} P(IG(h/z, h^2) <= t).
-    mu = h / z if z > 0.0 else math.inf
-    log_left = h * _LOG2 - h * z + _log_inverse_gaussian_cdf(t, mu, h * h)
+    log_left = (h * _LOG2 - h * z
+                + _log_inverse_gaussian_cdf(h / math.sqrt(t), t * z / h))
     # Right mass: C Gamma(h) lam_z^-h Q(h, lam_z t).
     q = _upper_gamma_q(h, lam_z * t)
     if q <= 0.0:
@@ -556,6 +581,9 @@ def pg_alternate(state, h, c):
     """
     if not (h > 0.0 and h < math.inf and abs(c) < math.inf):
         return _pg_limit(h, c)
+    if h * h == 0.0:
+        # h below 1.6e-162: the draw, near h^2 / 4, underflows to 0.
+        return 0.0
     if h > EXACT_MAX_B:
         return _pg_shifted_gamma(state, h, c)
     z = 0.5 * abs(c)
@@ -573,7 +601,7 @@ def pg_alternate(state, h, c):
 def _pg_gamma_series(state, b, c, n_terms):
     """First ``n_terms`` terms of the gamma series, scaled to the exact mean.
 
-    X = E[X] sum_k w_k g_k / (b sum_k w_k), g_k ~ Gamma(b), with the weights
+    X = E[X] sum_k w_k (g_k / b) / sum_k w_k, g_k ~ Gamma(b), with the weights
     w_k = 1 / ((k - 1/2)^2 + d), d = c^2 / (4 pi^2), taken relative to w_1
     (in (0, 1], finite for every c, where c^2 may overflow).
     """
@@ -582,9 +610,9 @@ def _pg_gamma_series(state, b, c, n_terms):
     total_weight = 0.0
     for k in range(1, n_terms + 1):
         w = 1.0 / (1.0 + ((k - 0.5) ** 2 - 0.25) / (0.25 + d))
-        weighted += standard_gamma(state, b) * w
+        weighted += standard_gamma(state, b) / b * w
         total_weight += w
-    return pg_mean(b, c) * (weighted / b) / total_weight
+    return pg_mean(b, c) * weighted / total_weight
 
 
 @njit(cache=CACHE, nogil=True)
@@ -619,8 +647,9 @@ def _pg_gaussian(state, b, c):
         x = 0.5 * c
         t = math.tanh(x)
         m = 0.5 * b * t / c
-        # sech^2 = 1 - tanh^2: no cosh needed.
-        var = b * (2.0 * t - c * (1.0 - t * t)) / (4.0 * c * c * c)
+        # sech^2 = 1 - tanh^2: no cosh needed; b multiplies last (b near the
+        # largest double).
+        var = b * ((2.0 * t - c * (1.0 - t * t)) / (4.0 * c * c * c))
     sd = math.sqrt(var)
     for _ in range(100):
         draw = m + sd * standard_normal(state)
@@ -637,14 +666,14 @@ def _pg_shifted_gamma(state, b, c):
     s = kappa1 - k theta match mean, variance and third cumulant; s lies
     between kappa1 / 6 (c = 0) and kappa1 / 3 (|c| large), so draws are > 0.
     When k exceeds 1e30 the skewness (2 / sqrt(k)) is below double precision
-    and a normal draw is used; when the ratios underflow (|c| above about
-    1e154, where the coefficient of variation of PG(b, c) is below 1e-77) the
-    mean is returned.
+    and a normal draw is used; for |c| above about 1e75, where the coefficient
+    of variation of PG(b, c), sqrt(2 / (b |c|)), is below 1e-37, the mean is
+    returned.
     """
     k1, q2, q3 = _cumulant_ratios(c)
     mean = b * k1
     var = mean * q2
-    if not q3 > 0.0:
+    if not q3 > 1e-150:
         return mean
     shape = 4.0 * var / (q3 * q3)
     if shape > 1e30:
