@@ -534,8 +534,8 @@ def main(quick=False):
     chain_table, chain_exact_table = chain_section(quick, candidates)
 
     fallback_d = max(kolmogorov_distances(EXACT_MAX_B, c)[1] for c in (0.0, 2.0, 10.0, 20.0))
-    body = f"""Single thread; every timing is the minimum over repeats of the thread's CPU time (the
-machine is shared by several processes).
+    body = f"""Single thread; every timing is the minimum over repeats of the thread's CPU time
+(the machine is shared by several processes).
 
 **Exact PG(1, c)** against `polyagamma` 2.0's Devroye sampler (peer, same run; speed ratio
 = their ns / ours):
@@ -545,8 +545,8 @@ machine is shared by several processes).
 **Cost per draw (ns) as b grows**, c drawn uniformly in [-20, 20] for every draw (as the
 cells of a chain; the exact constants are recomputed for every draw). `auto` is exact below
 b = {AUTO_EXACT_MAX_B:g} and the shifted gamma from there on. polyagamma's samplers through
-its vectorized Python entry point (`hybrid` is its default: a normal for b > 50, saddle
-point from 13, devroye for integer b <= 13 in 2.0.2):
+its vectorized Python entry point (`hybrid`, its default, picks one of its samplers by b
+and returns a moment-matched normal above b = 50):
 
 {cost_table}
 

@@ -248,8 +248,9 @@ def _truncated_inverse_gaussian(state, z, t):
     for _ in range(_MAX_PROPOSALS):
         y = standard_normal(state)
         a = 0.5 * y * y * mu
-        # Smaller root of the quadratic, in the form without cancellation.
-        x = 1.0 / (1.0 + a + math.sqrt(a) * math.sqrt(a + 2.0))
+        # Smaller root of the quadratic, in the form without cancellation
+        # (a <= y^2 t / 2: no overflow).
+        x = 1.0 / (1.0 + a + math.sqrt(a * (a + 2.0)))
         if uniform(state) * (1.0 + x) > 1.0:
             x = 1.0 / x
         x *= mu
@@ -771,9 +772,12 @@ def pg_draw_many(states, b, c, method, n_terms, out):
             state = states[i % n_streams]
         bi = b[i]
         ci = c[i]
-        exact = method == PG_EXACT or (method == PG_AUTO and bi < AUTO_EXACT_MAX_B)
-        if exact and bi > 0.0 and bi < math.inf and abs(ci) < math.inf:
-            if ci != last_c:
+        if ((method == PG_EXACT or (method == PG_AUTO and bi < AUTO_EXACT_MAX_B))
+                and bi > 0.0 and bi < math.inf):
+            if ci != last_c:  # always true for NaN
+                if not abs(ci) < math.inf:
+                    out[i] = _pg_limit(bi, ci)
+                    continue
                 z = 0.5 * abs(ci)
                 fz, right = _devroye_constants(z)
                 last_c = ci
