@@ -89,6 +89,13 @@ def test_approximations_match_mean_and_variance(method, b, c):
     check_mean_var(x, b, c)
 
 
+@pytest.mark.parametrize("b, c", [(3.0, 2.0), (2.5, 0.0), (4.0, -10.0)])
+def test_pg1_is_exact_up_to_n_terms(b, c):
+    # pg1 with b <= n_terms draws exactly (its approximation starts above).
+    x = random_polyagamma(b, c, method="pg1", n_terms=4, size=N, random_state=4)
+    assert stats.kstest(x, lambda t: polyagamma_cdf(t, b, c)).pvalue > KS_LEVEL
+
+
 @pytest.mark.parametrize("b, c", [(1.0, 0.0), (25.0, 2.0), (1000.0, 10.0), (2.5, 0.5)])
 def test_truncated_matches_mean(b, c):
     x = random_polyagamma(b, c, method="truncated", n_terms=4, size=N, random_state=3)
@@ -172,10 +179,12 @@ def test_tiny_b_matches_levy_limit(c):
     assert np.all(random_polyagamma(1e-200, c, size=100, random_state=0) == 0.0)
 
 
-@pytest.mark.parametrize("b, c", [(14.0, 7.0), (20.0, 0.0), (30.0, -5.0), (13.5, 2.0)])
+@pytest.mark.parametrize("b, c", [(13.0, 7.0), (13.5, 2.0), (13.99, -7.0), (14.0, 7.0),
+                                  (14.01, 0.0), (20.0, 0.0), (30.0, -5.0)])
 def test_auto_matches_cdf(b, c):
-    # From b = 14 on, auto draws the three-moment shifted gamma: its
-    # Kolmogorov distance to PG(b, c) (6.6e-4 at most) is invisible here.
+    # Below b = 14 auto draws exactly; from b = 14 on the three-moment shifted
+    # gamma, whose Kolmogorov distance to PG(b, c) (6.6e-4 at most, largest
+    # near |c| = 7) is invisible here. Cases on both sides of the switch.
     x = random_polyagamma(b, c, method="auto", size=N, random_state=8)
     assert stats.kstest(x, lambda t: polyagamma_cdf(t, b, c)).pvalue > KS_LEVEL
     check_mean_var(x, b, c)
