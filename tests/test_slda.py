@@ -1,7 +1,10 @@
-"""GibbsSLDAClassifier: the eta conditional against a NumPy reference (the
-supervised topic conditional is tested with every sweep in test_sweeps.py),
-recovery from data drawn from the model, multi-class, threads, input errors,
-scikit-learn checks."""
+"""GibbsSLDAClassifier: the eta conditionals against NumPy references (binary,
+and one class of the multinomial model against a least-squares formulation),
+the multinomial topic conditional against a NumPy reference by a chi-square
+test (the binary one is tested with every sweep in test_sweeps.py; here also
+in the regime where its factorized weights underflow), the vectorized log,
+recovery from data drawn from the binary and the multinomial models,
+multi-class, threads, input errors, scikit-learn checks."""
 
 import numpy as np
 import pytest
@@ -13,7 +16,18 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_pgtm import GibbsSLDAClassifier
+from sklearn_pgtm._chain import TopicChain
+from sklearn_pgtm._kernels._intrinsics import log_positive
+from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._kernels._slda import draw_eta, eta_conditional
+from sklearn_pgtm._kernels._sweeps import (
+    ALL_WORDS,
+    BinaryResponse,
+    SoftmaxResponse,
+    TokenTopics,
+    sample_softmax,
+    sample_supervised,
+)
 
 
 def make_supervised_corpus(n_docs=200, n_words=40, n_topics=4, doc_length=60, seed=0):
@@ -48,6 +62,153 @@ def test_eta_conditional_matches_numpy_reference():
     se = np.sqrt(np.diag(cov) / len(draws))
     assert np.all(np.abs(draws.mean(axis=0) - mean_ref) < 4 * se)
     np.testing.assert_allclose(np.cov(draws.T), cov, atol=0.05 * np.abs(cov).max())
+
+
+def test_class_eta_conditional_matches_least_squares():
+    # One class j of the multinomial model: its likelihood in eta_j is
+    # exp(kappa_d psi_d - lambda_d psi_d^2 / 2), psi_d = eta_j . zbar_d - C_dj,
+    # i.e. Gaussian pseudo-observations t_d = C_dj + kappa_d / lambda_d of
+    # variance 1 / lambda_d: a weighted ridge regression, solved here by
+    # least squares on the stacked system (no normal equations).
+    rng = np.random.RandomState(4)
+    n_docs, n_topics, nu2 = 40, 6, 2.0
+    zbar = rng.dirichlet(np.ones(n_topics), size=n_docs)
+    lam = rng.gamma(2.0, 0.4, size=n_docs)
+    kappa = rng.choice([-3.0, 3.0], size=n_docs)
+    offset = rng.normal(0.0, 2.0, size=n_docs)
+    t = offset + kappa / lam
+    design = np.vstack([zbar * np.sqrt(lam)[:, None], np.eye(n_topics) / np.sqrt(nu2)])
+    target = np.concatenate([t * np.sqrt(lam), np.zeros(n_topics)])
+    mean_ref = np.linalg.lstsq(design, target, rcond=None)[0]
+    cov_ref = np.linalg.inv(design.T @ design)
+    mean, chol = eta_conditional(zbar, lam, kappa, nu2, offset)
+    np.testing.assert_allclose(mean, mean_ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.inv(chol @ chol.T), cov_ref, rtol=1e-9)
+    gen = np.random.default_rng(5)
+    draws = np.array([draw_eta(zbar, lam, kappa, nu2, gen, offset) for _ in range(20000)])
+    se = np.sqrt(np.diag(cov_ref) / len(draws))
+    assert np.all(np.abs(draws.mean(axis=0) - mean_ref) < 4 * se)
+    np.testing.assert_allclose(np.cov(draws.T), cov_ref, atol=0.05 * np.abs(cov_ref).max())
+
+
+def test_log_positive_matches_numpy():
+    x = np.concatenate([np.geomspace(1e-300, 1e300, 2001), 1.0 + np.linspace(-0.3, 0.3, 601),
+                        np.random.RandomState(0).uniform(0.0, 10.0, 1000) + 1e-300])
+    got = np.array([log_positive(v) for v in x])
+    np.testing.assert_allclose(got, np.log(x), rtol=3e-16, atol=2e-16)
+
+
+def _small_chain(n_topics, seed, n_docs=5, n_words=7):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(3, 10, n_docs)
+    doc_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    word_ids = rng.integers(0, n_words, doc_ptr[-1]).astype(np.int32)
+    return TopicChain.random(doc_ptr, word_ids, n_topics, n_words, seed)
+
+
+def _lda_part(chain, i, d, alpha, beta):
+    """LDA factors of token i's topics (counts without the token), and its topic."""
+    t = chain.tokens
+    w, old = t.word_ids[i], t.topics[i]
+    doc = t.doc_topic[d].astype(float)
+    word = chain.word_topic[w].astype(float)
+    total = chain.topic_total.astype(float)
+    doc[old] -= 1
+    word[old] -= 1
+    total[old] -= 1
+    return (doc + alpha) * (word + beta) / (total + beta * chain.n_words), doc
+
+
+def _draw_token(chain, i, d, sweep, n_draws=20000, seed=3):
+    """Resample token i alone ``n_draws`` times (a one-token view of document
+    d: the rest of the document stays in its counts), returning the counts of
+    its topics; the conditional does not depend on the current topic, so the
+    draws are i.i.d. from it."""
+    t = chain.tokens
+    one = TokenTopics(np.array([i, i + 1], dtype=np.int64), t.word_ids, t.topics,
+                      t.doc_topic[d:d + 1])
+    states = make_streams(seed, 1)
+    counts = np.zeros(chain.n_topics, dtype=np.int64)
+    for _ in range(n_draws):
+        sweep(one, states)
+        counts[t.topics[i]] += 1
+    return counts
+
+
+def _assert_chi_square(counts, p):
+    keep = p * counts.sum() > 1e-9
+    assert np.all(counts[~keep] == 0), (counts, p)
+    assert stats.chisquare(counts[keep], p[keep] * counts.sum()).pvalue > 1e-4, (counts, p)
+
+
+@pytest.mark.parametrize("n_topics", [4, 11])
+@pytest.mark.parametrize("c", [1.0, 16.0])
+def test_softmax_topic_conditional_is_exact(n_topics, c):
+    n_classes = 3
+    chain = _small_chain(n_topics, seed=n_topics)
+    t = chain.tokens
+    rng = np.random.default_rng(7)
+    alpha = rng.uniform(0.1, 1.0, n_topics)
+    beta = 0.2
+    eta = rng.normal(0.0, 3.0, (n_classes, n_topics))
+    labels = rng.integers(0, n_classes, chain.n_docs).astype(np.int64)
+    lengths = chain.doc_lengths
+    d = 1
+    for i in (t.doc_ptr[d], t.doc_ptr[d + 1] - 1):
+        lda, doc_rest = _lda_part(chain, i, d, alpha, beta)
+        # softmax(eta zbar)_y^c with zbar the document's counts, token at k.
+        scores = (doc_rest @ eta.T)[None, :] + eta.T  # (K, C)
+        log_soft = scores / lengths[d]
+        log_soft = log_soft - np.logaddexp.reduce(log_soft, axis=1, keepdims=True)
+        p = lda * np.exp(c * log_soft[:, labels[d]] - c * log_soft[:, labels[d]].max())
+        p /= p.sum()
+        discriminant = (t.doc_topic @ eta.T).astype(float)
+        response = SoftmaxResponse(eta, labels[d:d + 1], c, 1.0 / lengths[d:d + 1],
+                                   discriminant[d:d + 1])
+        counts = _draw_token(chain, i, d, lambda one, states: sample_softmax(
+            one, chain.word_topic, chain.topic_total, alpha, beta, response, states,
+            (0, 1, 0, ALL_WORDS)))
+        _assert_chi_square(counts, p)
+        # The discriminant follows the token.
+        np.testing.assert_allclose(discriminant[d], t.doc_topic[d] @ eta.T)
+
+
+def test_binary_topic_conditional_exact_when_factorized_weights_underflow():
+    # Weights eta far apart and a large lambda_d: the per-document weights
+    # times the pair table underflow, and the sweep falls back to the direct
+    # weights; the conditional must stay exact.
+    n_topics = 5
+    chain = _small_chain(n_topics, seed=2)
+    t = chain.tokens
+    alpha, beta = np.full(n_topics, 0.5), 0.3
+    eta = np.array([-30.0, -2.0, 0.0, 1.0, 30.0])
+    d = 0
+    b_d = 20.0
+    underflows = 0
+    for i in (t.doc_ptr[d], t.doc_ptr[d + 1] - 1):
+        lda, doc_rest = _lda_part(chain, i, d, alpha, beta)
+        rest = doc_rest @ eta
+        # The response factor, a concave quadratic in eta_k, then peaks at
+        # eta_k = 1/2: topics 2 and 3 share the mass, the others get ~0.
+        a_d = b_d * (1.0 + 2.0 * rest)
+        log_r = a_d * eta - b_d * (eta ** 2 + 2 * eta * rest)
+        p = lda * np.exp(log_r - log_r.max())
+        p /= p.sum()
+        # The factorized weights (each factor scaled to a largest 1, floored
+        # at exp(-700) as the kernel's exponential is) underflow here.
+        old = t.topics[i]
+        doc_part = a_d * eta - b_d * eta ** 2 - 2 * b_d * (rest + eta[old]) * eta
+        pair_part = 2 * b_d * eta[old] * eta
+        factorized = (np.exp(np.maximum(doc_part - doc_part.max(), -700))
+                      * np.exp(np.maximum(pair_part - pair_part.max(), -700)))
+        underflows += factorized.sum() < 1e-250
+        disc = np.array([float(t.doc_topic[d] @ eta)])
+        response = BinaryResponse(eta, np.array([a_d]), np.array([b_d]), disc)
+        counts = _draw_token(chain, i, d, lambda one, states: sample_supervised(
+            one, chain.word_topic, chain.topic_total, alpha, beta, response, states,
+            (0, 1, 0, ALL_WORDS)), n_draws=5000)
+        _assert_chi_square(counts, p)
+    assert underflows == 2
 
 
 # ---------------------------------------------------------------- behaviour
