@@ -267,6 +267,87 @@ def test_multiclass_one_vs_rest():
     assert clf.score(X, y) > 0.9
 
 
+def make_multinomial_corpus(eta, n_docs=300, n_words=40, doc_length=60, seed=0):
+    """Corpus drawn from the multinomial model (c = 1): block topics, theta ~
+    Dirichlet(0.5), topics z_dn, label y_d ~ softmax(eta zbar_d)."""
+    rng = np.random.RandomState(seed)
+    n_topics = eta.shape[1]
+    block = n_words // n_topics
+    phi = np.full((n_topics, n_words), 0.01)
+    for k in range(n_topics):
+        phi[k, k * block:(k + 1) * block] = 1.0
+    phi /= phi.sum(axis=1, keepdims=True)
+    X = np.zeros((n_docs, n_words), dtype=np.int64)
+    y = np.zeros(n_docs, dtype=np.int64)
+    for d in range(n_docs):
+        z_counts = rng.multinomial(doc_length, rng.dirichlet(np.full(n_topics, 0.5)))
+        for k in range(n_topics):
+            X[d] += rng.multinomial(z_counts[k], phi[k])
+        scores = eta @ (z_counts / doc_length)
+        p = np.exp(scores - scores.max())
+        y[d] = rng.choice(len(eta), p=p / p.sum())
+    return X, y, phi
+
+
+def test_multinomial_recovers_weights_from_model_data():
+    from scipy.optimize import linear_sum_assignment
+
+    eta = np.array([[6.0, -3.0, -3.0, 0.0], [-3.0, 6.0, 0.0, -3.0], [0.0, -3.0, 3.0, 3.0]])
+    X, y, phi = make_multinomial_corpus(eta)
+    clf = GibbsSLDAClassifier(n_components=4, multi_class="multinomial", c=1.0,
+                              prior_variance=25.0, max_iter=60, burn_in=30, random_state=0)
+    clf.fit(X, y)
+    assert clf.coef_.shape == (3, 4) and clf.components_.shape == (4, 40)
+    topics = clf.components_ / clf.components_.sum(axis=1, keepdims=True)
+    rows, cols = linear_sum_assignment(-topics @ phi.T)  # fitted topic -> true topic
+    assert np.all(np.abs(topics[rows] - phi[cols]).sum(axis=1) < 0.2)
+    # Weights are identified up to a shift common to the classes (per topic).
+    fitted = clf.coef_[:, rows[np.argsort(cols)]]
+    fitted = fitted - fitted.mean(axis=0)
+    true = eta - eta.mean(axis=0)
+    assert np.corrcoef(fitted.ravel(), true.ravel())[0, 1] > 0.9
+    # Accuracy on new documents close to the Bayes rule's (true model).
+    X_test, y_test, _ = make_multinomial_corpus(eta, seed=1)
+    assert clf.score(X_test, y_test) > 0.6
+
+
+def test_multinomial_outputs_and_reproducibility():
+    X, y = make_three_class()
+    labels = np.array(["a", "b", "c"])[y]
+    params = dict(n_components=3, c=4.0, multi_class="multinomial", max_iter=20, burn_in=8,
+                  random_state=0)
+    clf = GibbsSLDAClassifier(**params).fit(X, labels)
+    assert clf.coef_.shape == (3, 3) and clf.last_coef_.shape == (3, 3)
+    assert clf.components_.shape == (3, 6) and np.ndim(clf.doc_topic_prior_) == 0
+    assert clf.trace_.coef.shape == (20, 3, 3) and clf.transform(X).shape == (90, 3)
+    scores = clf.decision_function(X)
+    assert scores.shape == (90, 3)
+    # predict_proba is the softmax of the scores; predict their argmax.
+    softmax = np.exp(scores - scores.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(clf.predict_proba(X), softmax / softmax.sum(axis=1,
+                                                                            keepdims=True))
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(scores, axis=1)])
+    assert clf.score(X, labels) > 0.9
+    again = GibbsSLDAClassifier(**params).fit(X, labels)
+    np.testing.assert_array_equal(again.coef_, clf.coef_)
+    np.testing.assert_array_equal(again.decision_function(X), scores)
+    # Two classes: the binary model whatever multi_class says.
+    binary = GibbsSLDAClassifier(**params).fit(X[y < 2], y[y < 2])
+    assert binary.coef_.shape == (1, 3)
+
+
+def test_multinomial_warm_start_continues_the_chain():
+    X, y = make_three_class()
+    params = dict(n_components=3, c=4.0, multi_class="multinomial", burn_in=4, random_state=0)
+    once = GibbsSLDAClassifier(max_iter=10, **params).fit(X, y)
+    twice = GibbsSLDAClassifier(max_iter=5, warm_start=True, **params).fit(X, y).fit(X, y)
+    np.testing.assert_array_equal(twice.coef_, once.coef_)
+    np.testing.assert_array_equal(twice.components_, once.components_)
+    twice.set_params(multi_class="ovr")
+    with pytest.raises(ValueError, match="multi_class"):
+        twice.fit(X, y)
+
+
 def test_one_vs_rest_chains_in_threads_give_the_same_models():
     # Each class's chain has its own streams: running them side by side on
     # threads changes nothing.
@@ -339,7 +420,9 @@ EXPECTED_FAILED_CHECKS = {
 
 
 @parametrize_with_checks(
-    [GibbsSLDAClassifier(n_components=3, max_iter=6, burn_in=2, n_infer_iter=5)],
+    [GibbsSLDAClassifier(n_components=3, max_iter=6, burn_in=2, n_infer_iter=5),
+     GibbsSLDAClassifier(n_components=3, multi_class="multinomial", max_iter=6, burn_in=2,
+                         n_infer_iter=5)],
     expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS,
 )
 def test_sklearn_compatible_estimator(estimator, check):
