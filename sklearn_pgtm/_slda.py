@@ -14,6 +14,7 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, column_or_1d
+from threadpoolctl import threadpool_limits
 
 from ._base import (
     N_JOBS_CONSTRAINT,
@@ -407,6 +408,14 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             eta_rng=np.random.default_rng(eta_seed))
 
     def _sweep(self, run):
+        # Single-threaded BLAS / LAPACK for the K x K weight conditionals: a
+        # 2-thread OpenBLAS on these small products only synchronizes
+        # (measured on 4 classes of 20 Newsgroups, K = 20, loaded 2-core
+        # machine: 69 ms per class draw with 2 BLAS threads, 0.5 ms with one).
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._sweep_run(run)
+
+    def _sweep_run(self, run):
         if isinstance(run, _SoftmaxRun):
             self._sweep_softmax(run)
             run.trace.record(coef=run.eta.copy())
