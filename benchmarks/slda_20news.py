@@ -20,6 +20,7 @@ Only the package's public API is used. Timings are wall-clock on whatever
 machine runs it (the RESULTS.md figures: a loaded 2-core machine).
 
 Usage: python benchmarks/slda_20news.py [--quick] [--part {all,subsets,twenty,binary}]
+       [--max-docs-per-class N] [--max-iter N]
 """
 
 import argparse
@@ -197,13 +198,16 @@ def class_topics(clf, vocab, target_names, n_words=6):
     return markdown_table(["class", "topic", "weight", "top words"], rows)
 
 
-def subsets(quick=False, c=16.0, n_topics=20):
-    """Multi-class subsets: multinomial vs one-vs-rest vs pipelines."""
+def subsets(quick=False, c=16.0, n_topics=20, cap=None, max_iter=None):
+    """Multi-class subsets: multinomial vs one-vs-rest vs pipelines (``cap``:
+    at most that many training documents per class; ``max_iter``: sweeps,
+    half of them burn-in; None: the defaults)."""
     from sklearn_pgtm import GibbsSLDAClassifier
 
     names = list(SUBSETS)[1:2] if quick else list(SUBSETS)
-    cap = 150 if quick else None
-    sweeps = dict(max_iter=30, burn_in=15) if quick else {}
+    if quick:
+        cap, max_iter = 150, 30
+    sweeps = dict(max_iter=max_iter, burn_in=max_iter // 2) if max_iter else {}
     rows, details, ratios = [], [], []
     for name in names:
         X_train, y_train, X_test, y_test, vocab, target_names = load(SUBSETS[name], cap)
@@ -230,8 +234,10 @@ def subsets(quick=False, c=16.0, n_topics=20):
                        for m in ("multinomial", "ovr", "lda", "lr")]
                     + [f"{ratios[-1]:.1f}x"])
         print(rows[-1], flush=True)
-    settings = ("max_iter=30, burn_in=15, at most 150 training documents per class"
-                if quick else "the other parameters at their defaults")
+    settings = ", ".join(
+        ([f"max_iter={max_iter}, burn_in={max_iter // 2}"] if max_iter else [])
+        + ([f"at most {cap} training documents per class"] if cap else [])
+        + ["the other parameters at their defaults"])
     body = (
         f"GibbsSLDAClassifier with K = {n_topics}, c = {c:g} for both modes, {settings}, "
         "random_state=0, one thread (n_jobs=1); LDA + LR: scikit-learn's "
@@ -284,10 +290,10 @@ def twenty(quick=False, n_topics=50, max_iter=40, c_ovr=64.0, c_multinomial=64.0
             "20 classes: ovr time / multinomial time": round(float(ratio), 2)}
 
 
-def main(quick=False, part="all"):
+def main(quick=False, part="all", cap=None, max_iter=None):
     summary = {}
     if part in ("all", "subsets"):
-        summary.update(subsets(quick))
+        summary.update(subsets(quick, cap=cap, max_iter=max_iter))
     if part in ("all", "twenty") and not quick:
         summary.update(twenty())
     if part in ("all", "binary"):
@@ -299,5 +305,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--part", choices=["all", "subsets", "twenty", "binary"], default="all")
+    parser.add_argument("--max-docs-per-class", type=int, default=None,
+                        help="subsets: at most this many training documents per class")
+    parser.add_argument("--max-iter", type=int, default=None,
+                        help="subsets: sweeps per fit (half burn-in); default: the defaults")
     args = parser.parse_args()
-    print(main(args.quick, args.part))
+    print(main(args.quick, args.part, args.max_docs_per_class, args.max_iter))
