@@ -417,7 +417,10 @@ def _response_weights(response, d, old, base, out):
             # doc_weight[k] * pair_table[old, k] (up to a constant): one
             # multiplication per topic; exponentials only for a new row of
             # the table (once per topic present in the document) and when a
-            # token moves (benchmarks/slda_20news.py, throughput).
+            # token moves. Measured: one binary model, K = 50, all of 20
+            # Newsgroups' training set (1.9M tokens), sweeps 3-6, one thread:
+            # 2.2 s per sweep against 2.6 s with K exponentials per token
+            # (one run each, loaded 2-core machine).
             if not response.row_ready[old]:
                 _binary_pair_row(response, d, old)
             table = response.pair_table
