@@ -181,8 +181,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         same predictions.
 
     n_jobs : int, default=None
-        Threads: of the topic sweep of a binary model (the partitioned sweep,
-        user guide :ref:`threads`), or of the side-by-side one-vs-rest chains.
+        Threads: of the topic sweep of a binary or multinomial model (the
+        partitioned sweep, user guide :ref:`threads`; the multinomial model's
+        Pólya-Gamma draws too), or of the side-by-side one-vs-rest chains.
         Results depend only on ``random_state`` and ``n_jobs``.
 
     verbose : int, default=0
