@@ -34,6 +34,7 @@ from ._kernels._sweeps import (
     sample_fixed_topics_weighted,
     sample_lda,
     sample_lda_sparse,
+    sample_softmax,
     sample_supervised,
     sample_weighted,
     word_topic_lists,
@@ -152,6 +153,14 @@ class TopicChain:
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
         beta = topic_word_prior_array(beta)
         self._partitioned(n_jobs, lambda total, block: sample_supervised(
+            self.tokens, self.word_topic, total, alpha, beta, response, self.states, block))
+
+    def sweep_softmax(self, alpha, beta, response, n_jobs=None):
+        """One multinomial Gibbs sLDA sweep with a
+        :class:`~._kernels._sweeps.SoftmaxResponse`."""
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        beta = topic_word_prior_array(beta)
+        self._partitioned(n_jobs, lambda total, block: sample_softmax(
             self.tokens, self.word_topic, total, alpha, beta, response, self.states, block))
 
     def sweep_weighted(self, weights, beta, n_jobs=None):

@@ -40,13 +40,16 @@ FACTORIES = {
                                                        n_infer_iter=20, random_state=0),
     "GibbsSLDAClassifier-ovr": lambda: GibbsSLDAClassifier(3, c=2.0, max_iter=10, burn_in=4,
                                                            n_infer_iter=20, random_state=0),
+    "GibbsSLDAClassifier-multinomial": lambda: GibbsSLDAClassifier(
+        3, c=2.0, multi_class="multinomial", max_iter=10, burn_in=4, n_infer_iter=20,
+        random_state=0),
 }
 
 
 def _fit(name):
     est = FACTORIES[name]()
     if name.startswith("GibbsSLDA"):
-        return est.fit(X, Y3 if name.endswith("ovr") else Y)
+        return est.fit(X, Y if name == "GibbsSLDAClassifier" else Y3)
     return est.fit(X)
 
 
@@ -56,7 +59,8 @@ def fitted(request):
 
 
 def _n_models(est):
-    return est.coef_.shape[0] if hasattr(est, "coef_") else 1
+    """Topic models side by side in ``components_`` (one per one-vs-rest class)."""
+    return est.components_.shape[0] // est.n_components
 
 
 def test_shapes_and_proportions(fitted):

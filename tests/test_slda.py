@@ -1,7 +1,10 @@
-"""GibbsSLDAClassifier: the eta conditional against a NumPy reference (the
-supervised topic conditional is tested with every sweep in test_sweeps.py),
-recovery from data drawn from the model, multi-class, threads, input errors,
-scikit-learn checks."""
+"""GibbsSLDAClassifier: the eta conditionals against NumPy references (binary,
+and one class of the multinomial model against a least-squares formulation),
+the multinomial topic conditional against a NumPy reference by a chi-square
+test (the binary one is tested with every sweep in test_sweeps.py; here also
+in the regime where its factorized weights underflow), the vectorized log,
+recovery from data drawn from the binary and the multinomial models,
+multi-class, threads, input errors, scikit-learn checks."""
 
 import numpy as np
 import pytest
@@ -13,7 +16,18 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_pgtm import GibbsSLDAClassifier
+from sklearn_pgtm._chain import TopicChain
+from sklearn_pgtm._kernels._intrinsics import log_positive
+from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._kernels._slda import draw_eta, eta_conditional
+from sklearn_pgtm._kernels._sweeps import (
+    ALL_WORDS,
+    BinaryResponse,
+    SoftmaxResponse,
+    TokenTopics,
+    sample_softmax,
+    sample_supervised,
+)
 
 
 def make_supervised_corpus(n_docs=200, n_words=40, n_topics=4, doc_length=60, seed=0):
@@ -48,6 +62,153 @@ def test_eta_conditional_matches_numpy_reference():
     se = np.sqrt(np.diag(cov) / len(draws))
     assert np.all(np.abs(draws.mean(axis=0) - mean_ref) < 4 * se)
     np.testing.assert_allclose(np.cov(draws.T), cov, atol=0.05 * np.abs(cov).max())
+
+
+def test_class_eta_conditional_matches_least_squares():
+    # One class j of the multinomial model: its likelihood in eta_j is
+    # exp(kappa_d psi_d - lambda_d psi_d^2 / 2), psi_d = eta_j . zbar_d - C_dj,
+    # i.e. Gaussian pseudo-observations t_d = C_dj + kappa_d / lambda_d of
+    # variance 1 / lambda_d: a weighted ridge regression, solved here by
+    # least squares on the stacked system (no normal equations).
+    rng = np.random.RandomState(4)
+    n_docs, n_topics, nu2 = 40, 6, 2.0
+    zbar = rng.dirichlet(np.ones(n_topics), size=n_docs)
+    lam = rng.gamma(2.0, 0.4, size=n_docs)
+    kappa = rng.choice([-3.0, 3.0], size=n_docs)
+    offset = rng.normal(0.0, 2.0, size=n_docs)
+    t = offset + kappa / lam
+    design = np.vstack([zbar * np.sqrt(lam)[:, None], np.eye(n_topics) / np.sqrt(nu2)])
+    target = np.concatenate([t * np.sqrt(lam), np.zeros(n_topics)])
+    mean_ref = np.linalg.lstsq(design, target, rcond=None)[0]
+    cov_ref = np.linalg.inv(design.T @ design)
+    mean, chol = eta_conditional(zbar, lam, kappa, nu2, offset)
+    np.testing.assert_allclose(mean, mean_ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.inv(chol @ chol.T), cov_ref, rtol=1e-9)
+    gen = np.random.default_rng(5)
+    draws = np.array([draw_eta(zbar, lam, kappa, nu2, gen, offset) for _ in range(20000)])
+    se = np.sqrt(np.diag(cov_ref) / len(draws))
+    assert np.all(np.abs(draws.mean(axis=0) - mean_ref) < 4 * se)
+    np.testing.assert_allclose(np.cov(draws.T), cov_ref, atol=0.05 * np.abs(cov_ref).max())
+
+
+def test_log_positive_matches_numpy():
+    x = np.concatenate([np.geomspace(1e-300, 1e300, 2001), 1.0 + np.linspace(-0.3, 0.3, 601),
+                        np.random.RandomState(0).uniform(0.0, 10.0, 1000) + 1e-300])
+    got = np.array([log_positive(v) for v in x])
+    np.testing.assert_allclose(got, np.log(x), rtol=3e-16, atol=2e-16)
+
+
+def _small_chain(n_topics, seed, n_docs=5, n_words=7):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(3, 10, n_docs)
+    doc_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    word_ids = rng.integers(0, n_words, doc_ptr[-1]).astype(np.int32)
+    return TopicChain.random(doc_ptr, word_ids, n_topics, n_words, seed)
+
+
+def _lda_part(chain, i, d, alpha, beta):
+    """LDA factors of token i's topics (counts without the token), and its topic."""
+    t = chain.tokens
+    w, old = t.word_ids[i], t.topics[i]
+    doc = t.doc_topic[d].astype(float)
+    word = chain.word_topic[w].astype(float)
+    total = chain.topic_total.astype(float)
+    doc[old] -= 1
+    word[old] -= 1
+    total[old] -= 1
+    return (doc + alpha) * (word + beta) / (total + beta * chain.n_words), doc
+
+
+def _draw_token(chain, i, d, sweep, n_draws=20000, seed=3):
+    """Resample token i alone ``n_draws`` times (a one-token view of document
+    d: the rest of the document stays in its counts), returning the counts of
+    its topics; the conditional does not depend on the current topic, so the
+    draws are i.i.d. from it."""
+    t = chain.tokens
+    one = TokenTopics(np.array([i, i + 1], dtype=np.int64), t.word_ids, t.topics,
+                      t.doc_topic[d:d + 1])
+    states = make_streams(seed, 1)
+    counts = np.zeros(chain.n_topics, dtype=np.int64)
+    for _ in range(n_draws):
+        sweep(one, states)
+        counts[t.topics[i]] += 1
+    return counts
+
+
+def _assert_chi_square(counts, p):
+    keep = p * counts.sum() > 1e-9
+    assert np.all(counts[~keep] == 0), (counts, p)
+    assert stats.chisquare(counts[keep], p[keep] * counts.sum()).pvalue > 1e-4, (counts, p)
+
+
+@pytest.mark.parametrize("n_topics", [4, 11])
+@pytest.mark.parametrize("c", [1.0, 16.0])
+def test_softmax_topic_conditional_is_exact(n_topics, c):
+    n_classes = 3
+    chain = _small_chain(n_topics, seed=n_topics)
+    t = chain.tokens
+    rng = np.random.default_rng(7)
+    alpha = rng.uniform(0.1, 1.0, n_topics)
+    beta = 0.2
+    eta = rng.normal(0.0, 3.0, (n_classes, n_topics))
+    labels = rng.integers(0, n_classes, chain.n_docs).astype(np.int64)
+    lengths = chain.doc_lengths
+    d = 1
+    for i in (t.doc_ptr[d], t.doc_ptr[d + 1] - 1):
+        lda, doc_rest = _lda_part(chain, i, d, alpha, beta)
+        # softmax(eta zbar)_y^c with zbar the document's counts, token at k.
+        scores = (doc_rest @ eta.T)[None, :] + eta.T  # (K, C)
+        log_soft = scores / lengths[d]
+        log_soft = log_soft - np.logaddexp.reduce(log_soft, axis=1, keepdims=True)
+        p = lda * np.exp(c * log_soft[:, labels[d]] - c * log_soft[:, labels[d]].max())
+        p /= p.sum()
+        discriminant = (t.doc_topic @ eta.T).astype(float)
+        response = SoftmaxResponse(eta, labels[d:d + 1], c, 1.0 / lengths[d:d + 1],
+                                   discriminant[d:d + 1])
+        counts = _draw_token(chain, i, d, lambda one, states: sample_softmax(
+            one, chain.word_topic, chain.topic_total, alpha, beta, response, states,
+            (0, 1, 0, ALL_WORDS)))
+        _assert_chi_square(counts, p)
+        # The discriminant follows the token.
+        np.testing.assert_allclose(discriminant[d], t.doc_topic[d] @ eta.T)
+
+
+def test_binary_topic_conditional_exact_when_factorized_weights_underflow():
+    # Weights eta far apart and a large lambda_d: the per-document weights
+    # times the pair table underflow, and the sweep falls back to the direct
+    # weights; the conditional must stay exact.
+    n_topics = 5
+    chain = _small_chain(n_topics, seed=2)
+    t = chain.tokens
+    alpha, beta = np.full(n_topics, 0.5), 0.3
+    eta = np.array([-30.0, -2.0, 0.0, 1.0, 30.0])
+    d = 0
+    b_d = 20.0
+    underflows = 0
+    for i in (t.doc_ptr[d], t.doc_ptr[d + 1] - 1):
+        lda, doc_rest = _lda_part(chain, i, d, alpha, beta)
+        rest = doc_rest @ eta
+        # The response factor, a concave quadratic in eta_k, then peaks at
+        # eta_k = 1/2: topics 2 and 3 share the mass, the others get ~0.
+        a_d = b_d * (1.0 + 2.0 * rest)
+        log_r = a_d * eta - b_d * (eta ** 2 + 2 * eta * rest)
+        p = lda * np.exp(log_r - log_r.max())
+        p /= p.sum()
+        # The factorized weights (each factor scaled to a largest 1, floored
+        # at exp(-700) as the kernel's exponential is) underflow here.
+        old = t.topics[i]
+        doc_part = a_d * eta - b_d * eta ** 2 - 2 * b_d * (rest + eta[old]) * eta
+        pair_part = 2 * b_d * eta[old] * eta
+        factorized = (np.exp(np.maximum(doc_part - doc_part.max(), -700))
+                      * np.exp(np.maximum(pair_part - pair_part.max(), -700)))
+        underflows += factorized.sum() < 1e-250
+        disc = np.array([float(t.doc_topic[d] @ eta)])
+        response = BinaryResponse(eta, np.array([a_d]), np.array([b_d]), disc)
+        counts = _draw_token(chain, i, d, lambda one, states: sample_supervised(
+            one, chain.word_topic, chain.topic_total, alpha, beta, response, states,
+            (0, 1, 0, ALL_WORDS)), n_draws=5000)
+        _assert_chi_square(counts, p)
+    assert underflows == 2
 
 
 # ---------------------------------------------------------------- behaviour
@@ -104,6 +265,87 @@ def test_multiclass_one_vs_rest():
     assert clf.transform(X).shape == (90, 9)
     np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
     assert clf.score(X, y) > 0.9
+
+
+def make_multinomial_corpus(eta, n_docs=300, n_words=40, doc_length=60, seed=0):
+    """Corpus drawn from the multinomial model (c = 1): block topics, theta ~
+    Dirichlet(0.5), topics z_dn, label y_d ~ softmax(eta zbar_d)."""
+    rng = np.random.RandomState(seed)
+    n_topics = eta.shape[1]
+    block = n_words // n_topics
+    phi = np.full((n_topics, n_words), 0.01)
+    for k in range(n_topics):
+        phi[k, k * block:(k + 1) * block] = 1.0
+    phi /= phi.sum(axis=1, keepdims=True)
+    X = np.zeros((n_docs, n_words), dtype=np.int64)
+    y = np.zeros(n_docs, dtype=np.int64)
+    for d in range(n_docs):
+        z_counts = rng.multinomial(doc_length, rng.dirichlet(np.full(n_topics, 0.5)))
+        for k in range(n_topics):
+            X[d] += rng.multinomial(z_counts[k], phi[k])
+        scores = eta @ (z_counts / doc_length)
+        p = np.exp(scores - scores.max())
+        y[d] = rng.choice(len(eta), p=p / p.sum())
+    return X, y, phi
+
+
+def test_multinomial_recovers_weights_from_model_data():
+    from scipy.optimize import linear_sum_assignment
+
+    eta = np.array([[6.0, -3.0, -3.0, 0.0], [-3.0, 6.0, 0.0, -3.0], [0.0, -3.0, 3.0, 3.0]])
+    X, y, phi = make_multinomial_corpus(eta)
+    clf = GibbsSLDAClassifier(n_components=4, multi_class="multinomial", c=1.0,
+                              prior_variance=25.0, max_iter=60, burn_in=30, random_state=0)
+    clf.fit(X, y)
+    assert clf.coef_.shape == (3, 4) and clf.components_.shape == (4, 40)
+    topics = clf.components_ / clf.components_.sum(axis=1, keepdims=True)
+    rows, cols = linear_sum_assignment(-topics @ phi.T)  # fitted topic -> true topic
+    assert np.all(np.abs(topics[rows] - phi[cols]).sum(axis=1) < 0.2)
+    # Weights are identified up to a shift common to the classes (per topic).
+    fitted = clf.coef_[:, rows[np.argsort(cols)]]
+    fitted = fitted - fitted.mean(axis=0)
+    true = eta - eta.mean(axis=0)
+    assert np.corrcoef(fitted.ravel(), true.ravel())[0, 1] > 0.9
+    # Accuracy on new documents close to the Bayes rule's (true model).
+    X_test, y_test, _ = make_multinomial_corpus(eta, seed=1)
+    assert clf.score(X_test, y_test) > 0.6
+
+
+def test_multinomial_outputs_and_reproducibility():
+    X, y = make_three_class()
+    labels = np.array(["a", "b", "c"])[y]
+    params = dict(n_components=3, c=4.0, multi_class="multinomial", max_iter=20, burn_in=8,
+                  random_state=0)
+    clf = GibbsSLDAClassifier(**params).fit(X, labels)
+    assert clf.coef_.shape == (3, 3) and clf.last_coef_.shape == (3, 3)
+    assert clf.components_.shape == (3, 6) and np.ndim(clf.doc_topic_prior_) == 0
+    assert clf.trace_.coef.shape == (20, 3, 3) and clf.transform(X).shape == (90, 3)
+    scores = clf.decision_function(X)
+    assert scores.shape == (90, 3)
+    # predict_proba is the softmax of the scores; predict their argmax.
+    softmax = np.exp(scores - scores.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(clf.predict_proba(X), softmax / softmax.sum(axis=1,
+                                                                            keepdims=True))
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(scores, axis=1)])
+    assert clf.score(X, labels) > 0.9
+    again = GibbsSLDAClassifier(**params).fit(X, labels)
+    np.testing.assert_array_equal(again.coef_, clf.coef_)
+    np.testing.assert_array_equal(again.decision_function(X), scores)
+    # Two classes: the binary model whatever multi_class says.
+    binary = GibbsSLDAClassifier(**params).fit(X[y < 2], y[y < 2])
+    assert binary.coef_.shape == (1, 3)
+
+
+def test_multinomial_warm_start_continues_the_chain():
+    X, y = make_three_class()
+    params = dict(n_components=3, c=4.0, multi_class="multinomial", burn_in=4, random_state=0)
+    once = GibbsSLDAClassifier(max_iter=10, **params).fit(X, y)
+    twice = GibbsSLDAClassifier(max_iter=5, warm_start=True, **params).fit(X, y).fit(X, y)
+    np.testing.assert_array_equal(twice.coef_, once.coef_)
+    np.testing.assert_array_equal(twice.components_, once.components_)
+    twice.set_params(multi_class="ovr")
+    with pytest.raises(ValueError, match="multi_class"):
+        twice.fit(X, y)
 
 
 def test_one_vs_rest_chains_in_threads_give_the_same_models():
@@ -178,7 +420,9 @@ EXPECTED_FAILED_CHECKS = {
 
 
 @parametrize_with_checks(
-    [GibbsSLDAClassifier(n_components=3, max_iter=6, burn_in=2, n_infer_iter=5)],
+    [GibbsSLDAClassifier(n_components=3, max_iter=6, burn_in=2, n_infer_iter=5),
+     GibbsSLDAClassifier(n_components=3, multi_class="multinomial", max_iter=6, burn_in=2,
+                         n_infer_iter=5)],
     expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS,
 )
 def test_sklearn_compatible_estimator(estimator, check):

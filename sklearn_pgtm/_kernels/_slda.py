@@ -1,9 +1,13 @@
 """Kernels of Gibbs supervised LDA (Zhu et al. 2013) beyond the topic sweep.
 
 The topic sweep with the supervised factor is
-:func:`sklearn_pgtm._kernels._sweeps.sample_supervised`; its per-document
-coefficients (a :class:`~sklearn_pgtm._kernels._sweeps.BinaryResponse`) are
-filled by :func:`response_terms`. User guide: :ref:`slda`.
+:func:`sklearn_pgtm._kernels._sweeps.sample_supervised` (binary; its
+per-document coefficients, a
+:class:`~sklearn_pgtm._kernels._sweeps.BinaryResponse`, are filled by
+:func:`response_terms`) or :func:`~sklearn_pgtm._kernels._sweeps.sample_softmax`
+(multinomial). The weights are Gaussian given the Pólya-Gamma variables
+(:func:`eta_conditional`; for one class of the multinomial model with the
+offset ``C_dj`` of the other classes). User guide: :ref:`slda`.
 """
 
 import numpy as np
@@ -34,6 +38,21 @@ def draw_augmentation(doc_topic, doc_lengths, eta, c, method, n_terms, states, l
 
 
 @njit(cache=CACHE, nogil=True)
+def draw_offset_augmentation(psi, doc_lengths, c, method, n_terms, states, lo, hi, out):
+    """lambda_d ~ PG(c, psi_d) for documents ``lo:hi`` (the multinomial model's
+    ``psi_d = omega_dj - C_dj`` of one class ``j``); 0 for empty documents.
+
+    Document ``d`` draws from its own stream ``states[d]`` (one draw per class,
+    classes in order), so the draws do not depend on the thread partition.
+    """
+    for d in range(lo, hi):
+        if doc_lengths[d] == 0:
+            out[d] = 0.0
+        else:
+            out[d] = pg_draw(states[d], c, psi[d], method, n_terms)
+
+
+@njit(cache=CACHE, nogil=True)
 def response_terms(doc_topic, doc_lengths, eta, kappa, lam, response):
     """Fill the per-document coefficients of the supervised factor.
 
@@ -55,23 +74,27 @@ def response_terms(doc_topic, doc_lengths, eta, kappa, lam, response):
             response.quad[d] = lam[d] / (2.0 * n_d * n_d)
 
 
-def eta_conditional(zbar, lam, kappa, prior_variance):
+def eta_conditional(zbar, lam, kappa, prior_variance, offset=None):
     """Mean and Cholesky factor of the precision of eta | Z, lambda.
 
     Precision ``P = I / nu^2 + sum_d lambda_d zbar_d zbar_d^T`` and mean
-    ``mu = P^{-1} sum_d kappa_d zbar_d`` (user guide, :ref:`slda`).
+    ``mu = P^{-1} sum_d (kappa_d + lambda_d offset_d) zbar_d`` (user guide,
+    :ref:`slda`): the likelihood of each document is
+    ``exp(kappa_d psi_d - lambda_d psi_d^2 / 2)`` in ``psi_d = eta . zbar_d -
+    offset_d``; ``offset`` is None (zero) in the binary model and ``C_dj`` for
+    class ``j`` of the multinomial one.
     """
     n_topics = zbar.shape[1]
     precision = (zbar.T * lam) @ zbar
     precision[np.diag_indices(n_topics)] += 1.0 / prior_variance
     chol = np.linalg.cholesky(precision)
-    rhs = zbar.T @ kappa
+    rhs = zbar.T @ (kappa if offset is None else kappa + lam * offset)
     mean = np.linalg.solve(chol.T, np.linalg.solve(chol, rhs))
     return mean, chol
 
 
-def draw_eta(zbar, lam, kappa, prior_variance, rng):
+def draw_eta(zbar, lam, kappa, prior_variance, rng, offset=None):
     """One draw of eta from its Gaussian conditional (Cholesky of the precision)."""
-    mean, chol = eta_conditional(zbar, lam, kappa, prior_variance)
+    mean, chol = eta_conditional(zbar, lam, kappa, prior_variance, offset)
     noise = rng.standard_normal(zbar.shape[1])
     return mean + np.linalg.solve(chol.T, noise)

@@ -19,8 +19,8 @@ Every model resamples a token's topic from a product of three factors
   ``beta`` a float, or a (V, K) array for seeded topics) or a
   fixed ``phi[w, k]`` (:class:`FixedWords`: inference with fixed topics, the
   dynamic topic model's slices);
-- response: 1 (:class:`NoResponse`) or the supervised factor of Gibbs sLDA
-  (:class:`BinaryResponse`).
+- response: 1 (:class:`NoResponse`) or the supervised factor of Gibbs sLDA,
+  binary (:class:`BinaryResponse`) or multinomial (:class:`SoftmaxResponse`).
 
 One core, :func:`_sweep_block`, does the token loop for every combination;
 the factors are small named tuples whose behaviour is chosen at compile time
@@ -28,7 +28,8 @@ the factors are small named tuples whose behaviour is chosen at compile time
 with only its own arithmetic. (The overloads are left to LLVM to inline:
 numba 0.68's IR-level ``inline="always"`` loses writes to arrays held in a
 named tuple built inside the caller; tests/test_sweeps.py checks the counts.) The entry points are the uses:
-:func:`sample_lda`, :func:`sample_supervised`, :func:`sample_weighted`
+:func:`sample_lda`, :func:`sample_supervised`, :func:`sample_softmax`,
+:func:`sample_weighted`
 (collapsed words, fixed document weights), :func:`sample_fixed_topics` and
 :func:`sample_fixed_topics_weighted` (topics fixed), and the SparseLDA sweep
 :func:`sample_lda_sparse` (LDA only, a different search over the same count
@@ -42,7 +43,6 @@ block of documents and slice of the vocabulary, and a thread-local copy of
 ``states[d]``, so a sweep is reproducible whatever the partition.
 """
 
-import math
 from collections import namedtuple
 
 import numpy as np
@@ -50,7 +50,15 @@ from numba import njit, types
 from numba.extending import overload
 
 from ._config import CACHE
-from ._intrinsics import PREFETCH_DISTANCE, exp_nonpositive, prefetch, prefetch_row, prefetch_span
+from ._intrinsics import (
+    PREFETCH_DISTANCE,
+    exp_nonpositive,
+    log_positive,
+    maxnum,
+    prefetch,
+    prefetch_row,
+    prefetch_span,
+)
 from ._random import search_cumulative, uniform
 
 # From this many topics on, the search for the new topic visits topics in
@@ -79,6 +87,22 @@ BinaryResponse.__doc__ = """Supervised factor of Gibbs sLDA (Zhu et al. 2013).
 linear[d] = kappa_d / N_d``, ``b_d = quad[d] = lambda_d / (2 N_d^2)`` and
 ``Lambda_dn`` the discriminant of the document's other tokens, kept in
 ``discriminant[d] = sum_n eta_{z_dn}`` (updated by the sweep)."""
+# The same with a thread's work arrays (built by :func:`sample_supervised`):
+# ``quadratic[k] = a_d eta_k - b_d eta_k^2``, ``doc_weight`` and the rows of
+# ``pair_table`` computed so far for the current document (``row_ready``).
+BinaryFactor = namedtuple("BinaryFactor", ["eta", "linear", "quad", "discriminant", "quadratic",
+                                           "doc_weight", "pair_table", "row_ready"])
+SoftmaxResponse = namedtuple("SoftmaxResponse",
+                             ["eta", "labels", "c", "inv_length", "discriminant"])
+SoftmaxResponse.__doc__ = """Supervised factor of multinomial Gibbs sLDA (one
+model, C classes): ``softmax(eta zbar_d)_{y_d}^c`` for the token's candidate
+topic, exactly (no augmentation), with ``eta`` (C, K), ``labels[d]`` the
+class index of document ``d``, ``inv_length[d] = 1 / N_d`` (0 when empty)
+and ``discriminant[d, l] = sum_n eta_{l, z_dn}`` (D, C; updated by the
+sweep)."""
+# The same with a thread's work arrays (built by :func:`sample_softmax`).
+SoftmaxFactor = namedtuple("SoftmaxFactor", ["eta", "labels", "c", "inv_length", "discriminant",
+                                             "class_topic", "class_weight", "column_top"])
 
 
 def _is(side, cls):
@@ -223,7 +247,7 @@ def _start_topic_scale(words):
         return lambda words: None
 
 
-@njit(cache=CACHE, nogil=True, inline="always")
+@njit(cache=CACHE, nogil=True)
 def move_word_count(word_topic, topic_total, inv_total, beta_sum, w, k, step):
     """Add ``step`` (+1 or -1) tokens of word ``w`` to topic ``k`` and refresh
     the cached ``1 / (C_k + sum_w beta_wk)``: the one count update of every
@@ -246,22 +270,137 @@ def _move_word(words, w, k, step):
         return lambda words, w, k, step: None
 
 
+# --------------------------------------------------------------------------
+# The response factors. A model passes its parameters (a BinaryResponse or a
+# SoftmaxResponse) to its entry point, which adds the thread-local work
+# arrays (a BinaryFactor or a SoftmaxFactor) before calling the core.
+# --------------------------------------------------------------------------
+
+# Below this total the products of the factorized binary weights may have
+# lost their precision to underflow: the weights are then computed directly.
+_TINY_TOTAL = 1e-250
+
+
+@njit(cache=CACHE, nogil=True)
+def _largest(values):
+    """The largest entry of a non-empty 1-D array (a vectorized reduction)."""
+    top = values[0]
+    for k in range(1, values.shape[0]):
+        top = maxnum(top, values[k])
+    return top
+
+
+@njit(cache=CACHE, nogil=True)
+def _exp_scaled(values):
+    """``values <- exp(values - max(values))`` in place: the largest is 1."""
+    top = _largest(values)
+    for k in range(values.shape[0]):
+        values[k] = exp_nonpositive(values[k] - top)
+
+
+@njit(cache=CACHE, nogil=True)
+def _binary_doc_weights(factor, d):
+    """``doc_weight[k] ∝ exp(a_d eta_k - b_d eta_k^2 - 2 b_d Lambda_d eta_k)``
+    for the document's current discriminant ``Lambda_d`` (largest 1)."""
+    slope = 2.0 * factor.quad[d] * factor.discriminant[d]
+    for k in range(factor.doc_weight.shape[0]):
+        factor.doc_weight[k] = factor.quadratic[k] - slope * factor.eta[k]
+    _exp_scaled(factor.doc_weight)
+
+
+@njit(cache=CACHE, nogil=True)
+def _binary_pair_row(factor, d, j):
+    """Row ``j`` of ``pair_table[j, k] ∝ exp(2 b_d eta_j eta_k)`` (largest 1).
+    (Indexed in 2-D: a row view would cost reference counting per token.)"""
+    table = factor.pair_table
+    slope = 2.0 * factor.quad[d] * factor.eta[j]
+    top = slope * factor.eta[0]
+    for k in range(table.shape[1]):
+        table[j, k] = slope * factor.eta[k]
+        top = maxnum(top, table[j, k])
+    for k in range(table.shape[1]):
+        table[j, k] = exp_nonpositive(table[j, k] - top)
+    factor.row_ready[j] = True
+
+
+@njit(cache=CACHE, nogil=True)
+def _binary_direct(factor, d, old, out):
+    """The binary factors computed term by term (largest 1)."""
+    slope = -2.0 * factor.quad[d] * (factor.discriminant[d] - factor.eta[old])
+    for k in range(out.shape[0]):
+        out[k] = factor.quadratic[k] + slope * factor.eta[k]
+    _exp_scaled(out)
+
+
+@njit(cache=CACHE, nogil=True)
+def _softmax_doc_start(factor, d, base):
+    """Per document: ``class_topic[l, k] = exp(eta_lk / N_d - m_k)`` with
+    ``m_k = max_l eta_lk / N_d``, and ``base[k] = c log class_topic[y_d, k]``."""
+    inv_length = factor.inv_length[d]
+    label = factor.labels[d]
+    eta = factor.eta
+    n_classes, n_topics = eta.shape
+    column_top = factor.column_top
+    for k in range(n_topics):
+        column_top[k] = eta[0, k] * inv_length
+    for l in range(1, n_classes):
+        for k in range(n_topics):
+            column_top[k] = maxnum(column_top[k], eta[l, k] * inv_length)
+    for l in range(n_classes):
+        for k in range(n_topics):
+            factor.class_topic[l, k] = exp_nonpositive(eta[l, k] * inv_length - column_top[k])
+    for k in range(n_topics):
+        base[k] = factor.c * (eta[label, k] * inv_length - column_top[k])
+
+
+@njit(cache=CACHE, nogil=True)
+def _softmax_weights(factor, d, old, base, out):
+    """``out[k] ∝ softmax(omega_d¬n + eta_{., k} / N_d)_{y_d}^c`` (largest 1).
+
+    With ``g_l ∝ exp(omega_dl¬n)`` (the document's scores without the token)
+    the class probabilities of candidate ``k`` are ``g_l class_topic[l, k] /
+    S_k``, ``S_k = sum_l g_l class_topic[l, k]``: one multiply-add per class
+    and topic, then one logarithm and one exponential per topic.
+    """
+    inv_length = factor.inv_length[d]
+    eta = factor.eta
+    n_classes, n_topics = eta.shape
+    rest = factor.class_weight
+    for l in range(n_classes):
+        rest[l] = (factor.discriminant[d, l] - eta[l, old]) * inv_length
+    _exp_scaled(rest)
+    for k in range(n_topics):
+        out[k] = 0.0
+    for l in range(n_classes):
+        g = rest[l]
+        for k in range(n_topics):
+            out[k] += g * factor.class_topic[l, k]
+    c = factor.c
+    for k in range(n_topics):
+        out[k] = base[k] - c * log_positive(out[k])
+    _exp_scaled(out)
+
+
 def response_start(response, d, base):
-    """Per-document part of the response factor (into ``base``)."""
+    """Per-document part of the response factor (``base``: a work row of K)."""
 
 
 @overload(response_start)
 def _response_start(response, d, base):
     if _is(response, NoResponse):
         return lambda response, d, base: None
-    if _is(response, BinaryResponse):
+    if _is(response, BinaryFactor):
         def impl(response, d, base):
             a_d = response.linear[d]
             b_d = response.quad[d]
             for k in range(base.shape[0]):
                 e = response.eta[k]
-                base[k] = a_d * e - b_d * e * e
+                response.quadratic[k] = a_d * e - b_d * e * e
+                response.row_ready[k] = False
+            _binary_doc_weights(response, d)
         return impl
+    if _is(response, SoftmaxFactor):
+        return lambda response, d, base: _softmax_doc_start(response, d, base)
 
 
 def response_weights(response, d, old, base, out):
@@ -272,20 +411,29 @@ def response_weights(response, d, old, base, out):
 def _response_weights(response, d, old, base, out):
     if _is(response, NoResponse):
         return lambda response, d, old, base, out: None
-    if _is(response, BinaryResponse):
+    if _is(response, BinaryFactor):
         def impl(response, d, old, base, out):
-            eta = response.eta
-            slope = -2.0 * response.quad[d] * (response.discriminant[d] - eta[old])
-            s_max = -math.inf
+            # exp(a eta_k - b (eta_k^2 + 2 eta_k (Lambda_d - eta_old))) =
+            # doc_weight[k] * pair_table[old, k] (up to a constant): one
+            # multiplication per topic; exponentials only for a new row of
+            # the table (once per topic present in the document) and when a
+            # token moves. Measured: one binary model, K = 50, all of 20
+            # Newsgroups' training set (1.9M tokens), sweeps 3-6, one thread:
+            # 2.2 s per sweep against 2.6 s with K exponentials per token
+            # (one run each, loaded 2-core machine).
+            if not response.row_ready[old]:
+                _binary_pair_row(response, d, old)
+            table = response.pair_table
+            total = 0.0
             for k in range(out.shape[0]):
-                s = base[k] + slope * eta[k]
-                out[k] = s
-                s_max = max(s_max, s)
-            # Scaled so that the largest factor is 1; a branch-free exp so
-            # that this loop vectorizes (the sweep's main cost otherwise).
-            for k in range(out.shape[0]):
-                out[k] = exp_nonpositive(out[k] - s_max)
+                out[k] = response.doc_weight[k] * table[old, k]
+                total += out[k]
+            if total < _TINY_TOTAL:
+                _binary_direct(response, d, old, out)
         return impl
+    if _is(response, SoftmaxFactor):
+        return lambda response, d, old, base, out: _softmax_weights(response, d, old, base,
+                                                                    out)
 
 
 def response_factor(response, weights, k):
@@ -296,7 +444,7 @@ def response_factor(response, weights, k):
 def _response_factor(response, weights, k):
     if _is(response, NoResponse):
         return lambda response, weights, k: 1.0
-    if _is(response, BinaryResponse):
+    if _is(response, BinaryFactor) or _is(response, SoftmaxFactor):
         return lambda response, weights, k: weights[k]
 
 
@@ -308,9 +456,17 @@ def response_move(response, d, old, new):
 def _response_move(response, d, old, new):
     if _is(response, NoResponse):
         return lambda response, d, old, new: None
-    if _is(response, BinaryResponse):
+    if _is(response, BinaryFactor):
         def impl(response, d, old, new):
-            response.discriminant[d] += response.eta[new] - response.eta[old]
+            if new != old:
+                response.discriminant[d] += response.eta[new] - response.eta[old]
+                _binary_doc_weights(response, d)
+        return impl
+    if _is(response, SoftmaxFactor):
+        def impl(response, d, old, new):
+            if new != old:
+                for l in range(response.eta.shape[0]):
+                    response.discriminant[d, l] += response.eta[l, new] - response.eta[l, old]
         return impl
 
 
@@ -406,9 +562,26 @@ def sample_lda(tokens, word_topic, topic_total, alpha, beta, states, block):
 @njit(cache=CACHE, nogil=True)
 def sample_supervised(tokens, word_topic, topic_total, alpha, beta, response, states, block):
     """Gibbs sLDA sweep of ``block``: LDA factors times a :class:`BinaryResponse`."""
-    words = CollapsedWords(word_topic, topic_total, np.empty(alpha.shape[0]), beta,
+    n_topics = alpha.shape[0]
+    words = CollapsedWords(word_topic, topic_total, np.empty(n_topics), beta,
                            prior_sums(beta, word_topic.shape[0]))
-    _sweep_block(tokens, DocPrior(alpha), words, response, states, block)
+    factor = BinaryFactor(response.eta, response.linear, response.quad, response.discriminant,
+                          np.empty(n_topics), np.empty(n_topics), np.empty((n_topics, n_topics)),
+                          np.zeros(n_topics, dtype=np.bool_))
+    _sweep_block(tokens, DocPrior(alpha), words, factor, states, block)
+
+
+@njit(cache=CACHE, nogil=True)
+def sample_softmax(tokens, word_topic, topic_total, alpha, beta, response, states, block):
+    """Multinomial Gibbs sLDA sweep of ``block``: LDA factors times a
+    :class:`SoftmaxResponse`."""
+    n_classes, n_topics = response.eta.shape
+    words = CollapsedWords(word_topic, topic_total, np.empty(n_topics), beta,
+                           prior_sums(beta, word_topic.shape[0]))
+    factor = SoftmaxFactor(response.eta, response.labels, response.c, response.inv_length,
+                           response.discriminant, np.empty((n_classes, n_topics)),
+                           np.empty(n_classes), np.empty(n_topics))
+    _sweep_block(tokens, DocPrior(alpha), words, factor, states, block)
 
 
 @njit(cache=CACHE, nogil=True)
