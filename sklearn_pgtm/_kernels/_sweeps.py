@@ -247,7 +247,7 @@ def _start_topic_scale(words):
         return lambda words: None
 
 
-@njit(cache=CACHE, nogil=True)
+@njit(cache=CACHE, nogil=True, inline="always")
 def move_word_count(word_topic, topic_total, inv_total, beta_sum, w, k, step):
     """Add ``step`` (+1 or -1) tokens of word ``w`` to topic ``k`` and refresh
     the cached ``1 / (C_k + sum_w beta_wk)``: the one count update of every
