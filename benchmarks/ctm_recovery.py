@@ -77,7 +77,7 @@ def main(quick=False):
     if quick:
         settings, seeds = [(5, 500), (10, 1000)], [0, 1]
     else:
-        settings, seeds = [(5, 1000), (10, 2000), (20, 2000)], [0, 1, 2]
+        settings, seeds = [(5, 1000), (10, 2000), (10, 4000), (20, 2000)], [0, 1, 2]
     rows, results = [], {}
     for n_topics, n_docs in settings:
         for link in ["logistic_normal", "stick_breaking"]:

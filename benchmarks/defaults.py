@@ -34,6 +34,7 @@ Part ``classifier``: GibbsSLDAClassifier (``c=25``, K = 20) against tomotopy's
 SLDAModel and LatentDirichletAllocation + LinearSVC on binary tasks.
 
 Usage: python benchmarks/defaults.py [--quick] [--part peers|classifier|lda|all]
+       [--corpora NAME ...]   (peers table on some corpora only, own section)
 
 ``--quick`` (small corpora, K = 20, one pair) takes about 2 minutes. The full
 run is long: a rough estimate from the quick run's rates (loaded machine,
@@ -577,7 +578,7 @@ def run_classifiers(quick, K=20, c=25):
     return rows, {name: float(np.mean(v)) for name, v in accuracies.items()}
 
 
-def main(quick=False, part="all"):
+def main(quick=False, part="all", only=None):
     from _corpora import DATA
 
     if not (DATA / "20newsgroups").exists():
@@ -588,6 +589,10 @@ def main(quick=False, part="all"):
     label = " (QUICK run: small corpora, not the measurement)" if quick else ""
     if part in ("peers", "all"):
         corpora = topic_corpora(quick)
+        if only:
+            # A partial table: its own section, so it never stands in for the full run.
+            corpora = [c for c in corpora if any(name in c.name for name in only)]
+            label += f" (partial run: {', '.join(c.name for c in corpora)} only)"
         results = run_topic_table(corpora, quick)
         rows, verdicts = topic_rows(results)
         body = ["Every model at its defaults (only n_components, random_state and, for the "
@@ -605,8 +610,9 @@ def main(quick=False, part="all"):
         for name, (won, total) in verdicts.items():
             verdict = "MET" if won == total else "NOT MET"
             body.append(f"- {name}: beats the best peer on {won} / {total} corpora: {verdict}")
-        write_section("defaults_peers", "Every topic model at its defaults against the peers"
-                      + label, "\n".join(body))
+        write_section("defaults_peers_partial" if only else "defaults_peers",
+                      "Every topic model at its defaults against the peers" + label,
+                      "\n".join(body))
         out.update({f"{n} wins": f"{w}/{t}" for n, (w, t) in verdicts.items()})
     if part in ("classifier", "all"):
         c_rows, accuracies = run_classifiers(quick)
@@ -668,5 +674,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small corpora, a smoke run")
     parser.add_argument("--part", choices=("peers", "classifier", "lda", "all"), default="all")
+    parser.add_argument("--corpora", nargs="+", metavar="NAME",
+                        help="peers table on the corpora whose name contains one of these "
+                             "(written to its own section, defaults_peers_partial)")
     args = parser.parse_args()
-    main(quick=args.quick, part=args.part)
+    main(quick=args.quick, part=args.part, only=args.corpora)

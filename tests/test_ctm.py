@@ -222,10 +222,10 @@ def test_recovery_check_fails_on_merged_topics(monkeypatch):
     assert worst_l1 > 0.5
 
 
-def test_factor_topics_draws_in_proportion_to_the_factorization():
+def test_factorized_start_draws_in_proportion_to_the_factorization():
     # Every token of one (document, word) cell draws its topic from
     # W[d] * H[:, w] normalized: a chi-square test of the counts.
-    from sklearn_pgtm._kernels._ctm import factor_topics
+    from sklearn_pgtm._kernels._sweeps import TokenTopics, initialize_topics_from_factors
 
     n_tokens = 20000
     doc_ptr = np.array([0, n_tokens, n_tokens + 10], dtype=np.int64)
@@ -236,8 +236,8 @@ def test_factor_topics_draws_in_proportion_to_the_factorization():
     doc_topic = np.zeros((2, 4), dtype=np.int32)
     word_topic = np.zeros((2, 4), dtype=np.int32)
     topic_total = np.zeros(4, dtype=np.int32)
-    factor_topics(doc_ptr, word_ids, doc_weight, topic_weight, make_streams(0, 2), topics,
-                  doc_topic, word_topic, topic_total)
+    initialize_topics_from_factors(TokenTopics(doc_ptr, word_ids, topics, doc_topic), word_topic,
+                                   topic_total, doc_weight, topic_weight, make_streams(0, 2))
     expected = doc_weight[0] * topic_weight[:, 0]
     expected = n_tokens * expected / expected.sum()
     assert doc_topic[0, 2] == 0
@@ -248,6 +248,35 @@ def test_factor_topics_draws_in_proportion_to_the_factorization():
     np.testing.assert_array_equal(word_topic.sum(axis=0), topic_total)
     np.testing.assert_array_equal(doc_topic.sum(axis=0), topic_total)
     np.testing.assert_array_equal(np.bincount(topics, minlength=4), topic_total)
+
+
+def test_factorize_is_scikit_learns_nmf_of_the_tfidf_weights():
+    # Oracle: scikit-learn's NMF of the tf-idf weights with the same random
+    # state reconstructs them with the same error.
+    from sklearn.decomposition import NMF
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    from sklearn_pgtm._chain import FACTOR_ITER, factorize
+
+    X, _, _ = correlated_corpus(n_docs=80)
+    weights = TfidfTransformer().fit_transform(X).toarray()
+    seed = np.random.SeedSequence(3)
+    error = NMF(6, solver="cd", max_iter=FACTOR_ITER,
+                random_state=int(seed.generate_state(1)[0])).fit(weights).reconstruction_err_
+    doc_weight, topic_weight = factorize(X, 6, np.random.SeedSequence(3))
+    assert doc_weight.shape == (80, 6) and topic_weight.shape == (6, X.shape[1])
+    assert doc_weight.flags.c_contiguous and topic_weight.flags.c_contiguous
+    np.testing.assert_allclose(np.linalg.norm(weights - doc_weight @ topic_weight), error,
+                               rtol=1e-6)
+
+
+def test_stick_breaking_prior_mean_gives_uniform_proportions():
+    for n_topics in (2, 5, 20):
+        mean = CorrelatedTopicModel(n_topics, link="stick_breaking")._neutral_mean()
+        proportions = np.empty((1, n_topics))
+        stick_breaking(mean[None, :], proportions)
+        np.testing.assert_allclose(proportions, 1.0 / n_topics)
+    assert not CorrelatedTopicModel(5)._neutral_mean().any()
 
 
 def test_attributes_reproducibility_and_scores():

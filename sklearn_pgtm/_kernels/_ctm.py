@@ -18,7 +18,7 @@ from numba import njit
 
 from ._config import CACHE
 from ._polyagamma import pg_draw_fast
-from ._random import standard_normal, uniform
+from ._random import standard_normal
 
 
 # ------------------------------------------------------------ logistic normal
@@ -156,34 +156,3 @@ def stick_breaking_update(doc_topic, doc_lengths, psi, precision, precision_mean
     for d in range(lo, hi):
         _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precision_mean,
                                  method, n_terms, states)
-
-
-# ------------------------------------------------------------ initial topics
-@njit(cache=CACHE, nogil=True)
-def factor_topics(doc_ptr, word_ids, doc_weight, topic_weight, states, topics, doc_topic,
-                  word_topic, topic_total):
-    """Draw every token's topic with ``p(z = k) ∝ doc_weight[d, k]
-    topic_weight[k, w]`` (a nonnegative factorization of the counts; uniform
-    where the products are all 0) and fill the counts, which must be zero on
-    entry. Document ``d`` draws from ``states[d]``."""
-    n_topics = doc_weight.shape[1]
-    p = np.empty(n_topics)
-    for d in range(doc_ptr.shape[0] - 1):
-        state = states[d]
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            w = word_ids[i]
-            total = 0.0
-            for k in range(n_topics):
-                total += doc_weight[d, k] * topic_weight[k, w]
-                p[k] = total
-            if total > 0.0:
-                u = uniform(state) * total
-                k = 0
-                while k < n_topics - 1 and p[k] <= u:
-                    k += 1
-            else:
-                k = min(int(uniform(state) * n_topics), n_topics - 1)
-            topics[i] = k
-            doc_topic[d, k] += 1
-            word_topic[w, k] += 1
-            topic_total[k] += 1

@@ -833,6 +833,33 @@ def initialize_topics_from_prior(tokens, word_topic, topic_total, beta, states):
 
 
 @njit(cache=CACHE, nogil=True)
+def initialize_topics_from_factors(tokens, word_topic, topic_total, doc_weight, topic_weight,
+                                   states):
+    """Topics drawn with ``p(z = k) ∝ doc_weight[d, k] topic_weight[k, w]``
+    (a nonnegative factorization of the counts; uniform where the products
+    are all 0), and the counts they imply (which must start at 0)."""
+    doc_ptr = tokens.doc_ptr
+    n_topics = doc_weight.shape[1]
+    cumulative = np.empty(n_topics)
+    for d in range(doc_ptr.shape[0] - 1):
+        state = states[d]
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            w = tokens.word_ids[i]
+            total = 0.0
+            for k in range(n_topics):
+                total += doc_weight[d, k] * topic_weight[k, w]
+                cumulative[k] = total
+            if total > 0.0:
+                u = uniform(state) * total
+                new = 0
+                while new < n_topics - 1 and cumulative[new] <= u:
+                    new += 1
+            else:
+                new = min(int(uniform(state) * n_topics), n_topics - 1)
+            _place_token(tokens, word_topic, topic_total, d, i, new)
+
+
+@njit(cache=CACHE, nogil=True)
 def initialize_topics(tokens, word_topic, topic_total, states):
     """Uniformly random topics for every token, and the counts they imply
     (``doc_topic``, ``word_topic`` and ``topic_total`` must start at 0)."""

@@ -1,0 +1,123 @@
+"""The measurements behind two defaults of CorrelatedTopicModel (issue 12):
+``prior_strength`` (the Normal-Inverse-Wishart prior's pseudo-observations,
+``a = prior_strength * D``) and ``n_infer_iter`` (sweeps of ``transform``).
+
+``prior_strength`` in {0.001, 0.01, 0.1, 1}, both links, other settings at
+their defaults, on
+
+- corpora drawn from the logistic-normal model (``ctm_recovery.draw_corpus``:
+  K = 10, D = 1,000 and 4,000, pairs of topics at +-0.85 and +-0.6), scored
+  by the worst L1 distance of a true topic to its Hungarian match and by the
+  correlation r of ``topic_correlation_`` with the truth (as
+  benchmarks/ctm_recovery.py); the two sizes show how the prior scales with D;
+- the five comp.* groups of 20 Newsgroups (K = 20), scored by held-out
+  document-completion perplexity (10 % of the documents held out).
+
+``n_infer_iter`` in {10, 30, 100}: the held-out perplexity of the models
+fitted at the default prior on the news corpus (``transform`` only, the fit
+is shared), over three random halvings of the held-out documents.
+
+Usage: python benchmarks/ctm_settings.py [--quick]
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _corpora import document_completion  # noqa: E402
+from _results import markdown_table, write_section  # noqa: E402
+from ctm_recovery import draw_corpus, evaluate  # noqa: E402
+from defaults import COMP_NEWS, held_out_corpus, news_subset  # noqa: E402
+
+STRENGTHS = [0.001, 0.01, 0.1, 1.0]
+INFER_ITERS = [10, 30, 100]
+LINKS = ["logistic_normal", "stick_breaking"]
+
+
+def fit(X, n_topics, link, seed, **params):
+    from sklearn_pgtm import CorrelatedTopicModel
+
+    t0 = time.perf_counter()
+    model = CorrelatedTopicModel(n_topics, link=link, random_state=seed, **params).fit(X)
+    return model, time.perf_counter() - t0
+
+
+def strength_rows(quick):
+    sizes = [(10, 500)] if quick else [(10, 1000), (10, 4000)]
+    strengths = [0.01, 1.0] if quick else STRENGTHS
+    rows = []
+    for n_topics, n_docs in sizes:
+        X, phi, corr = draw_corpus(n_topics, n_docs, seed=0)
+        for link in LINKS:
+            for s in strengths:
+                model, seconds = fit(X, n_topics, link, 0, prior_strength=s,
+                                     **({"max_iter": 40, "burn_in": 20} if quick else {}))
+                l1, r = evaluate(model, phi, corr)
+                rows.append([f"drawn, K = {n_topics}, D = {n_docs}", link, s, f"{l1:.2f}",
+                             f"{r:.3f}", "", f"{seconds:.0f}"])
+                print(rows[-1], flush=True)
+    news = held_out_corpus("comp", news_subset(COMP_NEWS, 60 if quick else None), 20)
+    fitted = {}
+    for link in LINKS:
+        for s in strengths:
+            model, seconds = fit(news.X_train, news.n_topics, link, 0, prior_strength=s,
+                                 **({"max_iter": 40, "burn_in": 20} if quick else {}))
+            perplexity = document_completion(model, news.X_heldout)
+            rows.append([f"20 Newsgroups comp.* (D = {news.X_train.shape[0]}), K = 20", link,
+                         s, "", "", f"{perplexity:.1f}", f"{seconds:.0f}"])
+            print(rows[-1], flush=True)
+            if s == 0.01:
+                fitted[link] = model
+    return rows, news, fitted
+
+
+def infer_rows(news, fitted):
+    rows = []
+    for link, model in fitted.items():
+        for n_iter in INFER_ITERS:
+            model.set_params(n_infer_iter=n_iter)
+            values, seconds = [], []
+            for seed in range(3):
+                t0 = time.perf_counter()
+                values.append(document_completion(model, news.X_heldout, seed=seed))
+                seconds.append(time.perf_counter() - t0)
+            rows.append([link, n_iter, f"{np.mean(values):.1f}",
+                         f"{np.max(values) - np.min(values):.1f}", f"{np.mean(seconds):.1f}"])
+            print(rows[-1], flush=True)
+    return rows
+
+
+def main(quick=False):
+    rows, news, fitted = strength_rows(quick)
+    infer = infer_rows(news, fitted)
+    body = (
+        "CorrelatedTopicModel with `prior_strength` varied (other settings at their "
+        "defaults, `random_state=0`): the Normal-Inverse-Wishart prior has `a = "
+        "prior_strength * D` pseudo-observations (`kappa0 = a`, `nu0 = K + 1 + a`, scale "
+        "`a I`). Drawn corpora: the logistic-normal model of benchmarks/ctm_recovery.py "
+        "(seed 0), worst L1 of a true topic to its match (target < 0.5) and r of the "
+        "fitted against the true correlations (target >= 0.9). News: "
+        + news.describe() + "; held-out document-completion perplexity (lower is "
+        "better). One thread; seconds are fit times on the shared 2-core machine.\n\n"
+        + markdown_table(["corpus", "link", "prior_strength", "worst L1", "r",
+                          "perplexity", "fit s"], rows)
+        + "\n\n`n_infer_iter` (sweeps of `transform`, proportions averaged over the second "
+        "half) on the news corpus, models fitted at the defaults: mean held-out perplexity "
+        "over 3 random halvings of the held-out documents (seeds 0-2), its range, and seconds per `transform` of the held-out "
+        "documents.\n\n"
+        + markdown_table(["link", "n_infer_iter", "perplexity (mean of 3)", "range",
+                          "transform s"], infer)
+    )
+    print(body)
+    write_section("ctm_settings", "CorrelatedTopicModel: prior_strength and n_infer_iter",
+                  body)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true")
+    main(parser.parse_args().quick)
