@@ -34,7 +34,6 @@ from ._kernels._sweeps import (
     TokenTopics,
     initialize_topics,
     initialize_topics_from_factors,
-    initialize_topics_from_prior,
     sample_fixed_topics,
     sample_fixed_topics_weighted,
     sample_lda,
@@ -117,14 +116,19 @@ class TopicChain:
         if not isinstance(seed, np.random.SeedSequence):
             seed = np.random.SeedSequence(seed)
         init_seed, sweep_seed = seed.spawn(2)
+        n_docs = doc_ptr.shape[0] - 1
         tokens, word_topic, topic_total = _zero_counts(doc_ptr, word_ids, n_topics, n_words)
-        init_states = make_streams(init_seed, tokens.doc_topic.shape[0])
+        init_states = make_streams(init_seed, n_docs)
         if beta is not None and np.ndim(beta) == 2:
-            initialize_topics_from_prior(tokens, word_topic, topic_total,
-                                         topic_word_prior_array(beta), init_states)
+            # In proportion to the prior: the factorized draw with equal
+            # document weights.
+            initialize_topics_from_factors(tokens, word_topic, topic_total,
+                                           np.ones((n_docs, n_topics)),
+                                           np.ascontiguousarray(np.asarray(beta, float).T),
+                                           init_states)
         else:
             initialize_topics(tokens, word_topic, topic_total, init_states)
-        return cls(tokens, word_topic, topic_total, make_streams(sweep_seed, len(doc_ptr) - 1))
+        return cls(tokens, word_topic, topic_total, make_streams(sweep_seed, n_docs))
 
     @classmethod
     def from_factors(cls, doc_ptr, word_ids, doc_weight, topic_weight, seed):

@@ -59,7 +59,7 @@ from ._intrinsics import (
     prefetch_row,
     prefetch_span,
 )
-from ._random import search_cumulative, uniform
+from ._random import categorical, search_cumulative, uniform
 
 # From this many topics on, the search for the new topic visits topics in
 # decreasing order of the document's factor: it then usually stops within the
@@ -808,36 +808,13 @@ def _place_token(tokens, word_topic, topic_total, d, i, k):
 
 
 @njit(cache=CACHE, nogil=True)
-def initialize_topics_from_prior(tokens, word_topic, topic_total, beta, states):
-    """Random topics drawn for each token in proportion to its word's row of
-    the (V, K) topic-word prior ``beta`` (seeded topics: a seed word starts in
-    the topic it seeds), and the counts they imply (all start at 0)."""
-    doc_ptr = tokens.doc_ptr
-    n_topics = beta.shape[1]
-    for d in range(doc_ptr.shape[0] - 1):
-        state = states[d]
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            w = tokens.word_ids[i]
-            total = 0.0
-            for k in range(n_topics):
-                total += beta[w, k]
-            u = uniform(state) * total
-            acc = 0.0
-            new = n_topics - 1
-            for k in range(n_topics):
-                acc += beta[w, k]
-                if acc > u:
-                    new = k
-                    break
-            _place_token(tokens, word_topic, topic_total, d, i, new)
-
-
-@njit(cache=CACHE, nogil=True)
 def initialize_topics_from_factors(tokens, word_topic, topic_total, doc_weight, topic_weight,
                                    states):
     """Topics drawn with ``p(z = k) ∝ doc_weight[d, k] topic_weight[k, w]``
-    (a nonnegative factorization of the counts; uniform where the products
-    are all 0), and the counts they imply (which must start at 0)."""
+    (a nonnegative factorization of the counts; or, with ``doc_weight`` all
+    ones, a (K, V) topic-word prior, so that a seed word starts in the topic
+    it seeds; uniform where the products are all 0), and the counts they
+    imply (which must start at 0)."""
     doc_ptr = tokens.doc_ptr
     n_topics = doc_weight.shape[1]
     cumulative = np.empty(n_topics)
@@ -850,10 +827,7 @@ def initialize_topics_from_factors(tokens, word_topic, topic_total, doc_weight, 
                 total += doc_weight[d, k] * topic_weight[k, w]
                 cumulative[k] = total
             if total > 0.0:
-                u = uniform(state) * total
-                new = 0
-                while new < n_topics - 1 and cumulative[new] <= u:
-                    new += 1
+                new = categorical(state, cumulative, n_topics)
             else:
                 new = min(int(uniform(state) * n_topics), n_topics - 1)
             _place_token(tokens, word_topic, topic_total, d, i, new)
