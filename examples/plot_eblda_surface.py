@@ -21,7 +21,6 @@ ellipse.
 # -----------------------
 import matplotlib.pyplot as plt
 import numpy as np
-from scipy.stats import chi2
 
 from sklearn_pgtm import EmpiricalBayesLDA
 
@@ -59,12 +58,12 @@ print("generating values in the 95% region:",
 # shrinks the ellipse; more documents move the estimate towards them.
 
 
-def ellipse(center, cov, level=0.95, n_points=200):
-    """Boundary of {h : (h - center)^T cov^-1 (h - center) <= chi2_2(level)}."""
+def ellipse(center, cov, bound, n_points=200):
+    """Boundary of {h : (h - center)^T cov^-1 (h - center) <= bound}."""
     angles = np.linspace(0, 2 * np.pi, n_points)
     circle = np.stack([np.cos(angles), np.sin(angles)])
     values, vectors = np.linalg.eigh(cov)
-    radius = np.sqrt(chi2.ppf(level, 2))
+    radius = np.sqrt(bound)
     scale = radius * np.sqrt(np.maximum(values, 0))[:, None]
     return center[:, None] + vectors @ (scale * circle)
 
@@ -78,7 +77,8 @@ def draw_surface(ax, alpha_range, eta_range, title):
     contours = ax.contourf(alpha, eta, np.maximum(log_m, levels[0]), levels=levels,
                            cmap="viridis")
     ax.plot(alpha_hat, eta_hat, "r+", ms=14, mew=2, label="estimate")
-    ax.plot(*ellipse(np.array([alpha_hat, eta_hat]), covariance), "r-", lw=1.5,
+    ax.plot(*ellipse(np.array([alpha_hat, eta_hat]), covariance,
+                     model.confidence_region_bound(0.95)), "r-", lw=1.5,
             label="95% region")
     ax.set_xlabel("alpha (doc_topic_prior)")
     ax.set_ylabel("eta (topic_word_prior)")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.stats import chi2
+from scipy.stats import chi2, f
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -28,7 +28,7 @@ from ._base import N_JOBS_CONSTRAINT, GibbsRun, trend_z_score
 from ._chain import TopicChain
 from ._kernels._dirichlet import align_topics, gamma_draw, hmc_update
 from ._lda import GibbsLDA
-from ._priors import DirichletPriors, RaoBlackwellDensity
+from ._priors import ConsensusDensity, DirichletPriors, RaoBlackwellDensity
 
 # |trend z-score| of the chains' kept log h (combined over the chains) above
 # which h is taken to be still drifting. Higher than the log-likelihood
@@ -102,10 +102,9 @@ class _EBRun(GibbsRun):
     h_chains: list = field(default_factory=list)
     reference: np.ndarray = None
     h_hat: np.ndarray = None
-    covariance: np.ndarray = None
     chain_estimates: np.ndarray = None
-    between_ratio: float = float("nan")
-    density: RaoBlackwellDensity = None
+    pooled: "PooledCovariance" = None
+    density: ConsensusDensity = None
 
 
 class EmpiricalBayesLDA(GibbsLDA):
@@ -171,25 +170,26 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     n_chains : int, default=4
         Independent chains of ``(z, h)`` (own random topics and streams, the
-        same starting ``h``) whose kept draws are pooled for the estimate.
-        One chain cannot see that its topics sit in one region of a
-        multimodal posterior; with several, the spread of their estimates
-        inflates the covariance when it exceeds what each chain's batch means
-        imply, and a warning says so (see ``between_chain_ratio_``). On 300
-        documents of the demo corpus (K = 10, 6 fits, quick run of
-        ``benchmarks/eblda_coverage.py``) the spread of the estimates across
-        fits was 1.77 (alpha) and 7.35 (beta) times the reported standard
-        deviation with one HMC chain and 0.55 and 1.18 with four (0.71 and
-        2.71 against 1.97 and 1.73 with the augmentation sampler); on a
-        corpus drawn from LDA 1.69 / 0.83 with one chain and 1.06 / 1.06
-        with four. Four chains cost 1.75 times the sweeps of one at the
-        defaults (2.0 times the CPU time of one on 500 documents drawn from
-        LDA, K = 5; user guide, :ref:`eblda_chains`). ``components_`` comes
-        from the first chain, which runs ``burn_in + ceil(n_samples /
-        n_chains) + n_final_iter`` sweeps, fewer than one chain would: in a
-        quick run of ``benchmarks/eblda_20news.py`` (2 units per corpus) its
-        held-out perplexity was 1025 against 997 with one chain on five
-        ``comp.*`` groups, and 1455 for both on six distinct groups.
+        same starting ``h``); the estimate maximizes the mean of their log
+        marginal likelihoods. One chain cannot see that its topics sit in
+        one region of a multimodal posterior; with several, the spread of
+        their estimates sets the covariance when it exceeds what each
+        chain's batch means imply, and a warning says so (see
+        ``between_chain_ratio_``; user guide, :ref:`eblda_chains`). In
+        ``benchmarks/eblda_coverage.py`` (8 fits per row) the spread of the
+        estimates across fits over the reported standard deviation was, for
+        alpha / beta, 1.14 / 0.98 with four chains against 2.03 / 1.17 with
+        one on a corpus drawn from LDA (augmentation sampler), and 0.93 /
+        1.22 against 1.28 / 3.82 on 300 documents of the demo corpus (K =
+        10); a fit's region held another fit's estimate in 84% and 75% of
+        the pairs against 38% and 7%. Four chains cost 1.75 times the
+        sweeps of one at the defaults (2.0 times the CPU time of one on 500
+        documents drawn from LDA, K = 5). ``components_`` comes from the
+        first chain, which runs ``burn_in + ceil(n_samples / n_chains) +
+        n_final_iter`` sweeps, fewer than one chain would: in a quick run of
+        ``benchmarks/eblda_20news.py`` (2 units per corpus) its held-out
+        perplexity was 1025 against 997 with one chain on five ``comp.*``
+        groups, and 1455 for both on six distinct groups.
 
     hyperprior : tuple of two floats, default=(1.0, 0.01)
         Shape ``a`` and rate ``b`` of the Gamma prior put on each component
@@ -232,8 +232,17 @@ class EmpiricalBayesLDA(GibbsLDA):
     hyperparameter_covariance_ : ndarray of shape (p, p)
         Estimate of the Monte Carlo covariance of the estimate
         ``(alpha..., beta)`` (p = 2, or ``n_components + 1``): the chains'
-        mean batch-means covariance divided by ``n_chains``, multiplied by
-        ``between_chain_ratio_`` when that exceeds 1.
+        mean batch-means covariance divided by ``n_chains`` while
+        ``between_chain_ratio_`` is at most 1; above, the sample covariance
+        of ``chain_estimates_`` divided by ``n_chains`` (or, when ``p >=
+        n_chains`` makes that singular, the batch-means one multiplied by
+        ``between_chain_ratio_``).
+
+    hyperparameter_covariance_dof_ : float
+        Degrees of freedom of that covariance: inf for batch means (taken
+        as known), ``n_chains - 1`` for the sample covariance of the chains'
+        estimates, ``p (n_chains - 1)`` for the scaled batch means. They set
+        the bound of :meth:`in_confidence_region`.
 
     hyperparameter_samples_ : ndarray of shape (n_chains * ceil(n_samples / n_chains), p)
         The chains' kept draws of ``(alpha..., beta)``, chain after chain
@@ -241,7 +250,8 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     chain_estimates_ : ndarray of shape (n_chains, p)
         Each chain's own estimate of ``(alpha..., beta)`` (the maximizer of
-        its own Rao-Blackwellized marginal likelihood).
+        its own Rao-Blackwellized marginal likelihood). The estimate
+        maximizes their mean log marginal likelihood.
 
     between_chain_ratio_ : float
         ``tr(W^+ B) / p``: the sample covariance ``B`` of
@@ -290,11 +300,12 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     Notes
     -----
-    The estimate is ``argmax_h nu_hat(h) / prior(h)`` where ``nu_hat`` is the
-    Rao-Blackwellized density ``(1/n) sum_i prod_j Gamma(h_j | shape_ij,
-    rate_ij)`` built from the conditional Gamma parameters of the
-    augmentation step at each retained iteration (for the HMC chain the
-    auxiliaries are drawn from each ``z_i`` for this purpose). The
+    The estimate is ``argmax_h (1/m) sum_c log(nu_c(h) / prior(h))`` where
+    ``nu_c`` is chain ``c``'s Rao-Blackwellized density ``(1/n) sum_i prod_j
+    Gamma(h_j | shape_ij, rate_ij)`` built from the conditional Gamma
+    parameters of the augmentation step at each of its retained iterations
+    (for the HMC chain the auxiliaries are drawn from each ``z_i`` for this
+    purpose); with one chain, the maximizer of its ``nu_hat / prior``. The
     hyperparameter updates use histograms of the count matrices only and
     never pass over tokens. The covariance is a Monte Carlo error (how much
     the estimate would move with another run), not a sampling error of the
@@ -490,34 +501,36 @@ class EmpiricalBayesLDA(GibbsLDA):
         hc.samples.append(values)
 
     def _estimate(self, run):
-        """h_hat from the pooled draws of every chain, its covariance (batch
-        means within chains, inflated by the spread between chains), the
-        warnings, and h fixed at h_hat (in the first chain's current topic
-        labels) for the final sweeps."""
+        """h_hat, the maximizer of the chains' mean log Rao-Blackwellized
+        density (:class:`~sklearn_pgtm._priors.ConsensusDensity`), its
+        covariance (batch means within chains, inflated by the spread between
+        chains), the warnings, and h fixed at h_hat (in the first chain's
+        current topic labels) for the final sweeps."""
         recorded = [hc.priors.recorded() for hc in run.h_chains]
-        shapes = np.concatenate([r[0] for r in recorded])
-        rates = np.concatenate([r[1] for r in recorded])
-        if not (np.all(np.isfinite(shapes)) and np.all(np.isfinite(rates))
-                and np.all(rates > 0)):
-            from .exceptions import ChainDivergenceError
+        for shapes, rates in recorded:
+            if not (np.all(np.isfinite(shapes)) and np.all(np.isfinite(rates))
+                    and np.all(rates > 0)):
+                from .exceptions import ChainDivergenceError
 
-            raise ChainDivergenceError(f"{type(self).__name__}.fit: the chain produced "
-                                       "non-finite Gamma parameters; try another hyperprior.")
-        run.density = RaoBlackwellDensity(shapes, rates, self._hyperprior)
-        samples = np.concatenate([np.array(hc.samples) for hc in run.h_chains])
-        run.h_hat = run.density.argmax(np.exp(np.log(samples).mean(axis=0)))
+                raise ChainDivergenceError(f"{type(self).__name__}.fit: the chain produced "
+                                           "non-finite Gamma parameters; try another "
+                                           "hyperprior.")
+        densities = [RaoBlackwellDensity(shapes, rates, self._hyperprior)
+                     for shapes, rates in recorded]
         n_kept = self._n_kept_per_chain()
         n_batches = self.n_batches or max(2, int(np.floor(n_kept ** (1.0 / 3.0) + 1e-9)))
         n_batches = max(min(n_batches, n_kept // 2), 2)
         estimates, within = [], []
-        for (chain_shapes, chain_rates), hc in zip(recorded, run.h_chains):
-            own = RaoBlackwellDensity(chain_shapes, chain_rates, self._hyperprior)
-            estimates.append(own.argmax(run.h_hat))
-            within.append(_batch_means_covariance(chain_shapes, chain_rates, self._hyperprior,
+        for (shapes, rates), density, hc in zip(recorded, densities, run.h_chains):
+            estimates.append(density.argmax(np.exp(np.log(np.array(hc.samples)).mean(axis=0))))
+            within.append(_batch_means_covariance(shapes, rates, self._hyperprior,
                                                   estimates[-1], n_batches))
         run.chain_estimates = np.array(estimates)
-        run.covariance, run.between_ratio = _pooled_covariance(run.chain_estimates,
-                                                               np.mean(within, axis=0))
+        run.density = ConsensusDensity(densities)
+        run.h_hat = run.density.argmax(run.chain_estimates.mean(axis=0))
+        between = (np.atleast_2d(np.cov(run.chain_estimates.T)) if len(densities) > 1
+                   else np.full_like(within[0], np.nan))
+        run.pooled = _pooled_covariance(between, np.mean(within, axis=0), len(densities))
         self._warn_if_unsettled(run)
         priors = run.priors
         if priors.symmetric_alpha:
@@ -548,11 +561,11 @@ class EmpiricalBayesLDA(GibbsLDA):
                 "covariance are not reliable. Increase burn_in and n_samples, or start "
                 "nearer (doc_topic_prior, topic_word_prior).",
                 ConvergenceWarning, stacklevel=5)
-        if self.n_chains > 1 and run.between_ratio > _disagreement_threshold(
+        if self.n_chains > 1 and run.pooled.ratio > _disagreement_threshold(
                 run.chain_estimates.shape[1], self.n_chains):
             warnings.warn(
                 f"{whom}: the {self.n_chains} chains disagree about the hyperparameters: "
-                f"their estimates are {math.sqrt(run.between_ratio):.1f} times as spread as "
+                f"their estimates are {math.sqrt(run.pooled.ratio):.1f} times as spread as "
                 "each chain's batch means imply (the chains sit in different regions of the "
                 "topics). hyperparameter_covariance_ includes this spread, so the region "
                 "is honest but wide; increase burn_in and n_samples for a sharper estimate.",
@@ -573,9 +586,11 @@ class EmpiricalBayesLDA(GibbsLDA):
         self._density = run.density
         self.hyperparameter_samples_ = np.concatenate([np.array(hc.samples)
                                                        for hc in run.h_chains])
-        self.hyperparameter_covariance_ = run.covariance
+        self._pooled = run.pooled
+        self.hyperparameter_covariance_ = run.pooled.covariance
+        self.hyperparameter_covariance_dof_ = run.pooled.dof
         self.chain_estimates_ = run.chain_estimates
-        self.between_chain_ratio_ = float(run.between_ratio)
+        self.between_chain_ratio_ = run.pooled.ratio
         self.doc_topic_prior_ = float(h_hat[0]) if symmetric else h_hat[:-1].copy()
         self.topic_word_prior_ = float(h_hat[-1])
         tuners = [hc.hmc for hc in run.h_chains if hc.hmc is not None]
@@ -636,11 +651,41 @@ class EmpiricalBayesLDA(GibbsLDA):
         out = self._density.log_ratio(h).reshape(shape)
         return float(out) if out.ndim == 0 else out
 
+    def confidence_region_bound(self, level=0.95):
+        """The bound ``q`` of the ``level`` confidence ellipsoid
+        ``(h - h_hat)^T C^{-1} (h - h_hat) <= q``, ``C =
+        hyperparameter_covariance_`` (for drawing the region).
+
+        ``q`` is the ``level`` quantile of ``chi2_p`` when ``C`` comes from
+        the batch means (``hyperparameter_covariance_dof_`` is inf); of
+        Hotelling's ``p nu / (nu - p + 1) F(p, nu - p + 1)``, ``nu =
+        n_chains - 1``, when ``C`` is the sample covariance of the chains'
+        estimates; and of ``p F(p, nu)``, ``nu = p (n_chains - 1)``, when
+        ``C`` is the batch-means covariance scaled by the chains' spread.
+        A covariance estimated from a few chains needs the wider bound, as a
+        t interval does (user guide, :ref:`eblda_chains`).
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Confidence level, in (0, 1).
+
+        Returns
+        -------
+        bound : float
+        """
+        check_is_fitted(self)
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must lie in (0, 1); got {level!r}.")
+        return self._pooled.bound(level)
+
     def in_confidence_region(self, doc_topic_prior, topic_word_prior, level=0.95):
         """Whether ``h`` lies in the ``level`` confidence ellipsoid of the estimate.
 
-        The ellipsoid is ``(h_hat - h)^T C^{-1} (h_hat - h) <= chi2_{p, level}``
-        with ``C = hyperparameter_covariance_`` (batch means).
+        The ellipsoid is ``(h_hat - h)^T C^{-1} (h_hat - h) <= q`` with ``C =
+        hyperparameter_covariance_`` and ``q = confidence_region_bound(level)``
+        (``chi2_p`` when ``C`` comes from the batch means, wider when the
+        spread between chains set it).
 
         Parameters
         ----------
@@ -662,7 +707,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         diff = h - h_hat
         prec = np.linalg.pinv(self.hyperparameter_covariance_)
         stat = np.einsum("ij,jk,ik->i", diff, prec, diff)
-        inside = (stat <= chi2.ppf(level, h.shape[1])).reshape(shape)
+        inside = (stat <= self.confidence_region_bound(level)).reshape(shape)
         return bool(inside) if inside.ndim == 0 else inside
 
 
@@ -679,23 +724,66 @@ def _column_normalize(word_topic):
     return np.ascontiguousarray(word_topic / totals)
 
 
-def _pooled_covariance(estimates, within):
-    """Covariance of the pooled estimate of ``m`` chains and the between-chain ratio.
+@dataclass
+class PooledCovariance:
+    """The covariance of the pooled estimate of ``m`` chains and how it was
+    estimated, which sets the bound of its confidence region.
 
-    ``within`` is the mean of the chains' batch-means covariances (that of a
-    one-chain estimate). If the chains mix, the chains' estimates scatter
-    with that covariance and the pooled estimate's covariance is
-    ``within / m``; if they sit in different regions of the topics, they
-    scatter more, by ``ratio = tr(within^+ B) / p`` (B the sample covariance
-    of the ``m`` estimates; about 1 when they agree), and the covariance is
-    inflated to ``max(1, ratio) * within / m``. One chain: ``within`` and NaN.
+    ``form`` is ``"batch means"`` (the chains agree: ``W / m``, ``W`` the
+    mean of the chains' batch-means covariances, taken as known: ``dof`` is
+    inf), ``"between chains"`` (they scatter more than ``W`` implies: the
+    sample covariance ``B`` of their ``m`` estimates over ``m``, ``dof = m -
+    1``), or ``"scaled batch means"`` (as before, but ``B`` is singular
+    because ``p >= m``: ``ratio * W / m`` with ``ratio = tr(W^+ B) / p``
+    estimated with ``dof = p (m - 1)``).
     """
-    m, p = estimates.shape
+
+    covariance: np.ndarray
+    ratio: float
+    dof: float
+    form: str
+
+    def bound(self, level):
+        """Bound of ``(h - h_hat)^T C^{-1} (h - h_hat)`` in the ``level``
+        region: ``chi2_p`` for a known ``C``; Hotelling's ``p dof / (dof - p
+        + 1) F(p, dof - p + 1)`` for a sample covariance with ``dof``
+        degrees of freedom; ``p F(p, dof)`` for a known shape whose scale has
+        ``dof`` (as a t interval widens a normal one)."""
+        p = self.covariance.shape[0]
+        if self.form == "batch means":
+            return float(chi2.ppf(level, p))
+        if self.form == "between chains":
+            return float(p * self.dof / (self.dof - p + 1) * f.ppf(level, p, self.dof - p + 1))
+        return float(p * f.ppf(level, p, self.dof))
+
+
+def _pooled_covariance(between, within, m):
+    """:class:`PooledCovariance` of the estimate of ``m`` chains.
+
+    ``within`` is the mean of the chains' batch-means covariances and
+    ``between`` the sample covariance of their estimates. (A sandwich
+    covariance of the maximizer of their mean log density, which weighs the
+    chains by their curvature, followed the spread across fits less well:
+    on the demo corpus, K = 10, 6 fits, 2.06 times too narrow for alpha
+    against 1.10 with ``between / m``.) If the
+    chains mix, both estimate the same covariance and the estimate's is
+    ``within / m``. If they sit in different regions of the topics, they
+    scatter more, by ``ratio = tr(within^+ between) / p`` (about 1 when
+    they agree), the batch means miss that spread, and the covariance is
+    ``between / m``, with ``m - 1`` degrees of freedom (or ``ratio * within
+    / m`` when ``p >= m`` leaves ``between`` singular). One chain:
+    ``within``.
+    """
+    p = within.shape[0]
     if m == 1:
-        return within, float("nan")
-    between = np.atleast_2d(np.cov(estimates.T, ddof=1))
+        return PooledCovariance(within, float("nan"), float("inf"), "batch means")
     ratio = float(np.trace(np.linalg.pinv(within) @ between) / p)
-    return max(1.0, ratio) * within / m, ratio
+    if ratio <= 1.0:
+        return PooledCovariance(within / m, ratio, float("inf"), "batch means")
+    if p < m:
+        return PooledCovariance(between / m, ratio, float(m - 1), "between chains")
+    return PooledCovariance(ratio * within / m, ratio, float(p * (m - 1)),
+                            "scaled batch means")
 
 
 def _disagreement_threshold(p, m):
