@@ -31,7 +31,9 @@ GibbsLDA; estimated over the kept sweeps and refitted, EmpiricalBayesLDA) are
 compared by their rows in the ``peers`` table.
 
 Part ``classifier``: GibbsSLDAClassifier (``c=25``, K = 20) against tomotopy's
-SLDAModel and LatentDirichletAllocation + LinearSVC on binary tasks.
+SLDAModel and LatentDirichletAllocation + LinearSVC on binary tasks, each
+model over five seeds (one fit's accuracy moves by 0.01-0.02 with the seed,
+as much as the margins of the targets), with the issue's verdicts.
 
 Usage: python benchmarks/defaults.py [--quick] [--part peers|classifier|lda|all]
        [--corpora NAME ...]   (peers table on some corpora only, own section)
@@ -41,8 +43,8 @@ run is long: a rough estimate from the quick run's rates (loaded machine,
 one thread; 4.7 M training tokens in the peers table) is 1.5 hours for
 ``peers`` (CTM logistic-normal, tomotopy's CTModel and the lda package, at
 0.2-2 M token-sweeps/s, take two thirds of it), about 35 minutes for
-``lda`` (K = 100 on all of 20 Newsgroups) and under 10 minutes for
-``classifier``. The parts write separate sections of RESULTS.md, so they can
+``lda`` (K = 100 on all of 20 Newsgroups) and about 20 minutes for
+``classifier`` (five seeds). The parts write separate sections of RESULTS.md, so they can
 be run one at a time (``--part``).
 """
 
@@ -499,7 +501,13 @@ def classifier_corpora(quick):
     return out
 
 
-def classifiers(K, c):
+# Seeds per classifier and task: one fit's accuracy moves by 0.01-0.02 with
+# the seed (ours and tomotopy's alike: rec.autos vs rec.motorcycles, 5 seeds,
+# 0.906-0.937 and 0.894-0.933), as much as the margins the targets ask for.
+CLASSIFIER_SEEDS = (0, 1, 2, 3, 4)
+
+
+def classifiers(K, c, seed):
     from sklearn.decomposition import LatentDirichletAllocation
     from sklearn.pipeline import make_pipeline
     from sklearn.svm import LinearSVC
@@ -509,11 +517,11 @@ def classifiers(K, c):
     sweeps = GibbsSLDAClassifier().max_iter
     return [
         (f"GibbsSLDAClassifier (K={K}, c={c})",
-         lambda: GibbsSLDAClassifier(n_components=K, c=c, random_state=SEED)),
+         lambda: GibbsSLDAClassifier(n_components=K, c=c, random_state=seed)),
         (f"tomotopy SLDAModel (K={K}, glm weight {c}, {sweeps} it)",
-         lambda: TomotopySLDA(K, c, sweeps, SEED)),
+         lambda: TomotopySLDA(K, c, sweeps, seed)),
         (f"LatentDirichletAllocation (K={K}) + LinearSVC",
-         lambda: make_pipeline(LatentDirichletAllocation(n_components=K, random_state=SEED),
+         lambda: make_pipeline(LatentDirichletAllocation(n_components=K, random_state=seed),
                                LinearSVC())),
     ]
 
@@ -561,21 +569,54 @@ def topic_rows(results):
 
 
 def run_classifiers(quick, K=20, c=25):
-    rows, accuracies = [], {}
+    """Every classifier on every task, over ``CLASSIFIER_SEEDS`` (one seed in
+    the quick run): rows of mean and sd of the test accuracy, and per task
+    the mean accuracy of each classifier."""
+    seeds = CLASSIFIER_SEEDS[:1] if quick else CLASSIFIER_SEEDS
+    rows, per_task = [], {}
     for name, X_train, y_train, X_test, y_test in classifier_corpora(quick):
         print(f"{name}: {X_train.shape[0]} training / {X_test.shape[0]} test documents",
               flush=True)
-        for model_name, factory in classifiers(K, c):
-            model = factory()
-            t0 = time.perf_counter()
-            _quiet_fit(model, (X_train, y_train))
-            seconds = time.perf_counter() - t0
-            accuracy = float(np.mean(model.predict(X_test) == y_test))
-            accuracies.setdefault(model_name, []).append(accuracy)
-            rows.append([name, model_name, round(accuracy, 4), round(seconds, 1)])
-            print(f"  {model_name:48s} accuracy {accuracy:.4f}  fit {seconds:6.1f} s",
-                  flush=True)
-    return rows, {name: float(np.mean(v)) for name, v in accuracies.items()}
+        accuracies, seconds = {}, {}
+        for seed in seeds:
+            for model_name, factory in classifiers(K, c, seed):
+                model = factory()
+                t0 = time.perf_counter()
+                _quiet_fit(model, (X_train, y_train))
+                seconds.setdefault(model_name, []).append(time.perf_counter() - t0)
+                accuracies.setdefault(model_name, []).append(
+                    float(np.mean(model.predict(X_test) == y_test)))
+        per_task[name] = {}
+        for model_name, values in accuracies.items():
+            per_task[name][model_name] = float(np.mean(values))
+            rows.append([name, model_name, round(float(np.mean(values)), 4),
+                         round(float(np.std(values)), 4),
+                         round(float(np.mean(seconds[model_name])), 1)])
+            print(f"  {model_name:48s} accuracy {np.mean(values):.4f} +- {np.std(values):.4f}  "
+                  f"{np.round(values, 3)}  fit {np.mean(seconds[model_name]):6.1f} s", flush=True)
+    return rows, per_task
+
+
+def classifier_verdicts(per_task):
+    """The issue's targets on the 20 Newsgroups pairs (not the drawn task):
+    mean accuracy above tomotopy's, no pair more than 0.01 below it, every
+    pair at least 0.03 above LDA + LinearSVC."""
+    pairs = {t: v for t, v in per_task.items() if " vs " in t}
+    names = next(iter(pairs.values())).keys()
+    ours = next(n for n in names if n.startswith("GibbsSLDA"))
+    tomotopy = next(n for n in names if n.startswith("tomotopy"))
+    svm = next(n for n in names if n.startswith("LatentDirichlet"))
+    mean = {n: float(np.mean([v[n] for v in pairs.values()])) for n in names}
+    worst_vs_tomotopy = min(v[ours] - v[tomotopy] for v in pairs.values())
+    worst_vs_svm = min(v[ours] - v[svm] for v in pairs.values())
+    lines = [f"- mean accuracy over the {len(pairs)} pairs: "
+             + ", ".join(f"{n} {a:.4f}" for n, a in mean.items()),
+             f"- above tomotopy on average: {'MET' if mean[ours] > mean[tomotopy] else 'NOT MET'}",
+             f"- worst pair against tomotopy: {worst_vs_tomotopy:+.4f} (target >= -0.01): "
+             f"{'MET' if worst_vs_tomotopy >= -0.01 else 'NOT MET'}",
+             f"- worst pair against LDA + LinearSVC: {worst_vs_svm:+.4f} (target >= +0.03): "
+             f"{'MET' if worst_vs_svm >= 0.03 else 'NOT MET'}"]
+    return lines, mean
 
 
 def main(quick=False, part="all", only=None):
@@ -615,16 +656,17 @@ def main(quick=False, part="all", only=None):
                       "\n".join(body))
         out.update({f"{n} wins": f"{w}/{t}" for n, (w, t) in verdicts.items()})
     if part in ("classifier", "all"):
-        c_rows, accuracies = run_classifiers(quick)
-        ours = accuracies[next(n for n in accuracies if n.startswith("GibbsSLDA"))]
+        c_rows, per_task = run_classifiers(quick)
+        verdicts, accuracies = classifier_verdicts(per_task)
+        n_seeds = 1 if quick else len(CLASSIFIER_SEEDS)
         body = ["The classifier at its defaults with K = 20, c = 25, on binary tasks "
                 "(20 Newsgroups pairs: bydate train / test; sLDA-drawn: 30 % held out), "
                 "next to tomotopy SLDAModel and LatentDirichletAllocation + LinearSVC at "
-                "their defaults. Accuracy on the test documents; loaded machine.", "",
-                markdown_table(["task", "model", "accuracy", "fit s"], c_rows), ""]
-        for name, accuracy in accuracies.items():
-            body.append(f"- {name}: mean accuracy {accuracy:.4f} "
-                        f"(ratio GibbsSLDAClassifier / it: {ours / accuracy:.3f})")
+                f"their defaults. Test accuracy, mean and sd over {n_seeds} seeds "
+                f"({', '.join(map(str, CLASSIFIER_SEEDS[:n_seeds]))}) of each model; fit "
+                "seconds, mean; loaded machine.", "",
+                markdown_table(["task", "model", "accuracy (mean)", "sd", "fit s"], c_rows),
+                "", "Targets (issue 12), on the 20 Newsgroups pairs:", ""] + verdicts
         write_section("defaults_classifier", "The classifier at its defaults against the peers"
                       + label, "\n".join(body))
         out.update({f"accuracy {n}": a for n, a in accuracies.items()})
