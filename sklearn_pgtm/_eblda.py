@@ -534,9 +534,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         run.chain_estimates = np.array(estimates)
         run.density = ConsensusDensity(densities)
         run.h_hat = run.density.argmax(run.chain_estimates.mean(axis=0))
-        between = (np.atleast_2d(np.cov(run.chain_estimates.T)) if len(densities) > 1
-                   else np.full_like(within[0], np.nan))
-        run.pooled = _pooled_covariance(between, np.mean(within, axis=0), len(densities))
+        run.pooled = _pooled_covariance(run.chain_estimates, np.mean(within, axis=0))
         self._warn_if_unsettled(run)
         priors = run.priors
         if priors.symmetric_alpha:
@@ -763,8 +761,9 @@ class PooledCovariance:
         return float(p * f.ppf(level, p, self.dof))
 
 
-def _pooled_covariance(between, within, m):
-    """:class:`PooledCovariance` of the estimate of ``m`` chains.
+def _pooled_covariance(estimates, within):
+    """:class:`PooledCovariance` of the estimate of the ``m`` chains whose own
+    estimates are the rows of ``estimates``.
 
     ``within`` is the mean of the chains' batch-means covariances and
     ``between`` the sample covariance of their estimates. (A sandwich
@@ -780,9 +779,10 @@ def _pooled_covariance(between, within, m):
     / m`` when ``p >= m`` leaves ``between`` singular). One chain:
     ``within``.
     """
-    p = within.shape[0]
+    m, p = estimates.shape
     if m == 1:
         return PooledCovariance(within, float("nan"), float("inf"), "batch means")
+    between = np.atleast_2d(np.cov(estimates.T, ddof=1))
     ratio = float(np.trace(np.linalg.pinv(within) @ between) / p)
     if ratio <= 1.0:
         return PooledCovariance(within / m, ratio, float("inf"), "batch means")

@@ -166,7 +166,7 @@ def test_pooled_covariance_oracle():
         ratios = []
         for _ in range(n_reps):
             estimates = 0.3 + scale * rng.standard_normal((m, p)) @ L.T
-            pooled = _pooled_covariance(np.cov(estimates.T), W, m)
+            pooled = _pooled_covariance(estimates, W)
             ratio = pooled.ratio
             if ratio > 1:
                 np.testing.assert_allclose(pooled.covariance, np.cov(estimates.T) / m)
@@ -183,13 +183,13 @@ def test_pooled_covariance_oracle():
             assert 0.002 < np.mean(ratios > threshold) < 0.02
         else:
             assert np.mean(ratios > threshold) > 0.8
-    pooled = _pooled_covariance(np.full((2, 2), np.nan), W, 1)
+    pooled = _pooled_covariance(np.array([[0.3, 0.1]]), W)
     np.testing.assert_array_equal(pooled.covariance, W)
     assert np.isnan(pooled.ratio) and np.isinf(pooled.dof)
     # more parameters than chains: B is singular, W is scaled by the ratio
     W3 = np.diag([4.0, 2.0, 1.0]) * 1e-4
     estimates = 0.3 + 3.0 * rng.standard_normal((3, 3)) * np.sqrt(np.diag(W3))
-    pooled = _pooled_covariance(np.cov(estimates.T), W3, 3)
+    pooled = _pooled_covariance(estimates, W3)
     assert pooled.form == "scaled batch means" and pooled.dof == 3 * 2
     np.testing.assert_allclose(pooled.covariance, pooled.ratio * W3 / 3)
 
@@ -212,7 +212,7 @@ def test_regions_cover_at_their_level():
         inside, inside_chi2, forms = [], [], set()
         for _ in range(n_reps):
             estimates = centre + 3.0 * rng.standard_normal((m, p)) @ L.T
-            pooled = _pooled_covariance(np.cov(estimates.T), W, m)
+            pooled = _pooled_covariance(estimates, W)
             diff = estimates.mean(axis=0) - centre
             stat = diff @ np.linalg.solve(pooled.covariance, diff)
             if pooled.form != "batch means":
