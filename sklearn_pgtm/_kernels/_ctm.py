@@ -65,12 +65,15 @@ def _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_s
             rho = row[k] - zeta
             lam = pg_draw_fast(state, n_d, rho, method, n_terms) if n_d > 0 else 0.0
             p_kk = precision[k, k]
-            # sum_{j != k} P_kj (eta_j - mu_j) = r_k - P_kk (eta_k - mu_k)
-            cond_mean = mu[k] - (r[k] - p_kk * (row[k] - mu[k])) / p_kk
+            # Prior conditional mean m = mu_k - sum_{j != k} P_kj (eta_j - mu_j) / P_kk
+            # = eta_k - r_k / P_kk, so P_kk m = P_kk eta_k - r_k; the posterior is
+            # N((P_kk m + kappa + lam zeta) / (P_kk + lam), 1 / (P_kk + lam)).
+            # Written with one division and one square root: the updates of a
+            # document are a serial chain, and its latency is the cost.
             kappa = doc_topic[d, k] - 0.5 * n_d
-            post_prec = p_kk + lam
-            post_mean = (p_kk * cond_mean + kappa + lam * zeta) / post_prec
-            new = post_mean + standard_normal(state) / math.sqrt(post_prec)
+            post_var = 1.0 / (p_kk + lam)
+            numerator = p_kk * row[k] - r[k] + kappa + lam * zeta
+            new = numerator * post_var + standard_normal(state) * math.sqrt(post_var)
             delta = new - row[k]
             row[k] = new
             for j in range(n_topics):
