@@ -28,7 +28,6 @@ from sklearn.gaussian_process.kernels import (
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
-from threadpoolctl import threadpool_limits
 
 from ._progress import ProgressReporter
 from ._kernels._gp import (
@@ -44,7 +43,7 @@ from ._kernels._stick_breaking import (
     inverse_stick_breaking,
     stick_counts,
 )
-from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
+from ._parallel import balanced_cuts, effective_n_jobs, map_ranges, one_blas_thread
 
 __all__ = ["ColumnKernel", "MultinomialGaussianProcess"]
 
@@ -266,15 +265,6 @@ def _stick_probabilities(p_stick, p_rest):
         rest = rest * p_rest[:, k]
     out[:, n_sticks] = rest
     return out
-
-
-def _one_blas_thread():
-    """Single-threaded BLAS / LAPACK inside: the matrices are small and the
-    package's own threads work on sticks and inputs; a multi-threaded BLAS on
-    small matrices only adds synchronization (measured: a 57 x 57
-    eigendecomposition took 40 ms with 2 OpenBLAS threads on the loaded 2-core
-    machine, 1.6 ms with one)."""
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _over_units(kernel, n_units, n_threads, weights=None):
@@ -689,7 +679,7 @@ class MultinomialGaussianProcess(BaseEstimator):
                              "nothing to fit.")
         n_threads = effective_n_jobs(self.n_jobs)
         rng = check_random_state(self.random_state)
-        with _one_blas_thread():
+        with one_blas_thread():
             self._run_sampler(X, Y, rng, n_threads)
         return self
 
@@ -841,7 +831,7 @@ class MultinomialGaussianProcess(BaseEstimator):
             return np.ones((X.shape[0], 1))
         proba = np.zeros((X.shape[0], self.n_categories_))
         n_kept = 0
-        with _one_blas_thread():
+        with one_blas_thread():
             for mean, var in self._predictive_moments(X):
                 p_stick, p_rest = _expected_sigmoid(mean + self.mean_, var)
                 proba += _stick_probabilities(p_stick, p_rest)
@@ -875,7 +865,7 @@ class MultinomialGaussianProcess(BaseEstimator):
         second = np.zeros((X.shape[0], n_sticks))
         n_kept = 0
         if n_sticks:
-            with _one_blas_thread():
+            with one_blas_thread():
                 for mean, var in self._predictive_moments(X):
                     first += mean
                     second += var + mean * mean
@@ -920,7 +910,7 @@ class MultinomialGaussianProcess(BaseEstimator):
         n_new, n_sticks = X.shape[0], self.n_categories_ - 1
         psi = np.zeros((n_samples, n_new, n_sticks))
         sweeps = rng.randint(0, self._omega.shape[0], size=n_samples)
-        with _one_blas_thread():
+        with one_blas_thread():
             self._draw_latent_curves(X, sweeps, rng, psi)
         proba = np.empty((n_samples, n_new, self.n_categories_))
         for i in range(n_samples):

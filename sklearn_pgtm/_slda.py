@@ -14,7 +14,6 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, column_or_1d
-from threadpoolctl import threadpool_limits
 
 from ._base import (
     N_JOBS_CONSTRAINT,
@@ -38,7 +37,13 @@ from ._kernels._slda import (
 )
 from ._kernels._sweeps import BinaryResponse, SoftmaxResponse
 from ._lda import PRIOR_CONSTRAINT, DirichletTopicModel
-from ._parallel import balanced_cuts, effective_n_jobs, map_ranges, thread_pool
+from ._parallel import (
+    balanced_cuts,
+    effective_n_jobs,
+    map_ranges,
+    one_blas_thread,
+    thread_pool,
+)
 
 
 @dataclass
@@ -412,11 +417,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             eta_rng=np.random.default_rng(eta_seed))
 
     def _sweep(self, run):
-        # Single-threaded BLAS / LAPACK for the K x K weight conditionals: a
-        # 2-thread OpenBLAS on these small products only synchronizes
-        # (measured on 4 classes of 20 Newsgroups, K = 20, loaded 2-core
-        # machine: 69 ms per class draw with 2 BLAS threads, 0.5 ms with one).
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():  # the K x K weight conditionals
             self._sweep_run(run)
 
     def _sweep_run(self, run):

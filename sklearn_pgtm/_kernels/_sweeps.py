@@ -25,9 +25,12 @@ Every model resamples a token's topic from a product of three factors
 One core, :func:`_sweep_block`, does the token loop for every combination;
 the factors are small named tuples whose behaviour is chosen at compile time
 (numba ``overload`` on their types), so each entry point compiles to a loop
-with only its own arithmetic. (The overloads are left to LLVM to inline:
+with only its own arithmetic. (Most overloads are left to LLVM to inline:
 numba 0.68's IR-level ``inline="always"`` loses writes to arrays held in a
-named tuple built inside the caller; tests/test_sweeps.py checks the counts.) The entry points are the uses:
+named tuple built inside the caller; tests/test_sweeps.py checks the counts.
+The two per-token response overloads are IR-inlined: LLVM kept them as
+calls, and the core receives the response tuple as an argument, where the
+writes hold; see :func:`response_weights`.) The entry points are the uses:
 :func:`sample_lda`, :func:`sample_supervised`, :func:`sample_softmax`,
 :func:`sample_weighted`
 (collapsed words, fixed document weights), :func:`sample_fixed_topics` and
@@ -299,37 +302,30 @@ def _exp_scaled(values):
 
 
 @njit(cache=CACHE, nogil=True)
-def _binary_doc_weights(factor, d):
-    """``doc_weight[k] ∝ exp(a_d eta_k - b_d eta_k^2 - 2 b_d Lambda_d eta_k)``
-    for the document's current discriminant ``Lambda_d`` (largest 1)."""
-    slope = 2.0 * factor.quad[d] * factor.discriminant[d]
-    for k in range(factor.doc_weight.shape[0]):
-        factor.doc_weight[k] = factor.quadratic[k] - slope * factor.eta[k]
-    _exp_scaled(factor.doc_weight)
-
-
-@njit(cache=CACHE, nogil=True)
-def _binary_pair_row(factor, d, j):
-    """Row ``j`` of ``pair_table[j, k] ∝ exp(2 b_d eta_j eta_k)`` (largest 1).
-    (Indexed in 2-D: a row view would cost reference counting per token.)"""
-    table = factor.pair_table
-    slope = 2.0 * factor.quad[d] * factor.eta[j]
-    top = slope * factor.eta[0]
-    for k in range(table.shape[1]):
-        table[j, k] = slope * factor.eta[k]
-        top = maxnum(top, table[j, k])
-    for k in range(table.shape[1]):
-        table[j, k] = exp_nonpositive(table[j, k] - top)
-    factor.row_ready[j] = True
-
-
-@njit(cache=CACHE, nogil=True)
-def _binary_direct(factor, d, old, out):
-    """The binary factors computed term by term (largest 1)."""
-    slope = -2.0 * factor.quad[d] * (factor.discriminant[d] - factor.eta[old])
+def _scaled_exp_line(out, intercept, x, slope):
+    """``out[k] = exp(intercept[k] - slope x[k])`` scaled so that the largest
+    is 1. The binary factor's ``doc_weight[k] ∝ exp(a_d eta_k - b_d eta_k^2 -
+    2 b_d Lambda_d eta_k)`` for the document's current discriminant
+    ``Lambda_d`` is ``_scaled_exp_line(doc_weight, quadratic, eta, 2 b_d
+    Lambda_d)``. (Plain arrays: it runs once per moved token, where passing
+    the factor tuple cost a call with its eight arrays.)"""
     for k in range(out.shape[0]):
-        out[k] = factor.quadratic[k] + slope * factor.eta[k]
+        out[k] = intercept[k] - slope * x[k]
     _exp_scaled(out)
+
+
+@njit(cache=CACHE, nogil=True)
+def _binary_pair_row(pair_table, row_ready, eta, slope, j):
+    """Row ``j`` of ``pair_table[j, k] ∝ exp(slope eta_k)`` with ``slope = 2
+    b_d eta_j`` (largest 1). (Indexed in 2-D: a row view would cost reference
+    counting per token.)"""
+    top = slope * eta[0]
+    for k in range(pair_table.shape[1]):
+        pair_table[j, k] = slope * eta[k]
+        top = maxnum(top, pair_table[j, k])
+    for k in range(pair_table.shape[1]):
+        pair_table[j, k] = exp_nonpositive(pair_table[j, k] - top)
+    row_ready[j] = True
 
 
 @njit(cache=CACHE, nogil=True)
@@ -397,7 +393,8 @@ def _response_start(response, d, base):
                 e = response.eta[k]
                 response.quadratic[k] = a_d * e - b_d * e * e
                 response.row_ready[k] = False
-            _binary_doc_weights(response, d)
+            _scaled_exp_line(response.doc_weight, response.quadratic, response.eta,
+                             2.0 * b_d * response.discriminant[d])
         return impl
     if _is(response, SoftmaxFactor):
         return lambda response, d, base: _softmax_doc_start(response, d, base)
@@ -407,7 +404,15 @@ def response_weights(response, d, old, base, out):
     """Response factors of every topic for the token leaving topic ``old``."""
 
 
-@overload(response_weights)
+# inline="always" (IR level) for this overload and response_move's: left to
+# LLVM, both stayed calls taking the binary factor's eight arrays, once per
+# token (supervised sweep, K = 20, 857 documents of alt.atheism +
+# talk.religion.misc: 255-300 ns per token against 65-75 for the LDA sweep
+# of the same chain; inlined, with the helpers below taking plain arrays:
+# 195-215 ns; the whole fit's rate is in benchmarks/RESULTS.md, section
+# slda). The tuple is an argument of the core here, so its arrays' writes are
+# kept (tests/test_sweeps.py checks the discriminant and the counts).
+@overload(response_weights, inline="always")
 def _response_weights(response, d, old, base, out):
     if _is(response, NoResponse):
         return lambda response, d, old, base, out: None
@@ -421,15 +426,20 @@ def _response_weights(response, d, old, base, out):
             # Newsgroups' training set (1.9M tokens), sweeps 3-6, one thread:
             # 2.2 s per sweep against 2.6 s with K exponentials per token
             # (one run each, loaded 2-core machine).
+            # (The helpers take plain arrays, not the factor: a call site
+            # that passes the tuple costs 40 ns per token even when not taken.)
             if not response.row_ready[old]:
-                _binary_pair_row(response, d, old)
+                _binary_pair_row(response.pair_table, response.row_ready, response.eta,
+                                 2.0 * response.quad[d] * response.eta[old], old)
             table = response.pair_table
             total = 0.0
             for k in range(out.shape[0]):
                 out[k] = response.doc_weight[k] * table[old, k]
                 total += out[k]
             if total < _TINY_TOTAL:
-                _binary_direct(response, d, old, out)
+                # The products may have lost their precision: term by term.
+                _scaled_exp_line(out, response.quadratic, response.eta, 2.0 * response.quad[d]
+                                 * (response.discriminant[d] - response.eta[old]))
         return impl
     if _is(response, SoftmaxFactor):
         return lambda response, d, old, base, out: _softmax_weights(response, d, old, base,
@@ -452,7 +462,7 @@ def response_move(response, d, old, new):
     """Update the response's running state when a token moves topic."""
 
 
-@overload(response_move)
+@overload(response_move, inline="always")  # see response_weights
 def _response_move(response, d, old, new):
     if _is(response, NoResponse):
         return lambda response, d, old, new: None
@@ -460,7 +470,8 @@ def _response_move(response, d, old, new):
         def impl(response, d, old, new):
             if new != old:
                 response.discriminant[d] += response.eta[new] - response.eta[old]
-                _binary_doc_weights(response, d)
+                _scaled_exp_line(response.doc_weight, response.quadratic, response.eta,
+                                 2.0 * response.quad[d] * response.discriminant[d])
         return impl
     if _is(response, SoftmaxFactor):
         def impl(response, d, old, new):
