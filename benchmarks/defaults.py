@@ -253,6 +253,35 @@ def _words(X, d):
     return np.repeat(X.indices[s:e], X.data[s:e]).astype(str).tolist()
 
 
+def tomotopy_model(kind, X, y=None, **params):
+    """An untrained tomotopy ``kind`` (LDAModel, CTModel, SLDAModel) built
+    with ``params``, holding the non-empty documents of ``X`` (columns as
+    word names) and, given ``y``, each one's response."""
+    import tomotopy as tp
+
+    X = sp.csr_matrix(X)
+    model = getattr(tp, kind)(**params)
+    for d in range(X.shape[0]):
+        words = _words(X, d)
+        if words:
+            model.add_doc(words, **({} if y is None else {"y": [float(y[d])]}))
+    return model
+
+
+def tomotopy_documents(model, X, used):
+    """Documents of the rows of ``X`` made for inference by a trained
+    tomotopy ``model`` (only the words in ``used``, those it knows), and the
+    indices of the rows that kept a word."""
+    X = sp.csr_matrix(X)
+    docs, rows = [], []
+    for d in range(X.shape[0]):
+        words = [w for w in _words(X, d) if w in used]
+        if words:
+            docs.append(model.make_doc(words))
+            rows.append(d)
+    return docs, rows
+
+
 class TomotopyTopics(BaseEstimator):
     """tomotopy's LDAModel or CTModel behind ``fit`` / ``transform`` /
     ``components_`` over our columns (tomotopy's defaults; ``n_iter``
@@ -263,14 +292,8 @@ class TomotopyTopics(BaseEstimator):
         self.kind, self.n_components, self.n_iter, self.seed = kind, n_components, n_iter, seed
 
     def fit(self, X):
-        import tomotopy as tp
-
         X = sp.csr_matrix(X)
-        self.model = getattr(tp, self.kind)(k=self.n_components, seed=self.seed)
-        for d in range(X.shape[0]):
-            words = _words(X, d)
-            if words:
-                self.model.add_doc(words)
+        self.model = tomotopy_model(self.kind, X, k=self.n_components, seed=self.seed)
         t0 = time.perf_counter()
         self.model.train(self.n_iter, workers=1)
         self.sweeps = self.n_iter
@@ -285,14 +308,8 @@ class TomotopyTopics(BaseEstimator):
         return self
 
     def transform(self, X):
-        X = sp.csr_matrix(X)
         theta = np.full((X.shape[0], self.n_components), 1.0 / self.n_components)
-        docs, rows = [], []
-        for d in range(X.shape[0]):
-            words = [w for w in _words(X, d) if w in self._used]
-            if words:
-                docs.append(self.model.make_doc(words))
-                rows.append(d)
+        docs, rows = tomotopy_documents(self.model, X, self._used)
         if docs:
             dists, _ = self.model.infer(docs, workers=1)
             theta[rows] = np.array(dists)
@@ -455,28 +472,15 @@ class TomotopySLDA(BaseEstimator):
         self.n_components, self.c, self.n_iter, self.seed = n_components, c, n_iter, seed
 
     def fit(self, X, y):
-        import tomotopy as tp
-
-        X = sp.csr_matrix(X)
-        self.model = tp.SLDAModel(k=self.n_components, vars=["b"], glm_param=[float(self.c)],
-                                  seed=self.seed)
-        for d in range(X.shape[0]):
-            words = _words(X, d)
-            if words:
-                self.model.add_doc(words, y=[float(y[d])])
+        self.model = tomotopy_model("SLDAModel", X, y, k=self.n_components, vars=["b"],
+                                    glm_param=[float(self.c)], seed=self.seed)
         self.model.train(self.n_iter, workers=1)
         self._used = set(self.model.used_vocabs)
         return self
 
     def predict(self, X):
-        X = sp.csr_matrix(X)
         out = np.zeros(X.shape[0], dtype=int)
-        docs, rows = [], []
-        for d in range(X.shape[0]):
-            words = [w for w in _words(X, d) if w in self._used]
-            if words:
-                docs.append(self.model.make_doc(words))
-                rows.append(d)
+        docs, rows = tomotopy_documents(self.model, X, self._used)
         if docs:
             self.model.infer(docs, workers=1)
             out[rows] = [int(self.model.estimate(doc)[0] > 0.5) for doc in docs]
