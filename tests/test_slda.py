@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy import stats
+from scipy.special import logsumexp
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
@@ -19,7 +20,7 @@ from sklearn_pgtm import GibbsSLDAClassifier
 from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._kernels._intrinsics import log_positive
 from sklearn_pgtm._kernels._random import make_streams
-from sklearn_pgtm._kernels._slda import draw_eta, eta_conditional
+from sklearn_pgtm._kernels._slda import draw_eta, eta_conditional, other_classes_offset
 from sklearn_pgtm._kernels._sweeps import (
     ALL_WORDS,
     BinaryResponse,
@@ -89,6 +90,19 @@ def test_class_eta_conditional_matches_least_squares():
     se = np.sqrt(np.diag(cov_ref) / len(draws))
     assert np.all(np.abs(draws.mean(axis=0) - mean_ref) < 4 * se)
     np.testing.assert_allclose(np.cov(draws.T), cov_ref, atol=0.05 * np.abs(cov_ref).max())
+
+
+def test_other_classes_offset_matches_scipy():
+    # C_dj = log sum_{l != j} exp(omega_dl), also when one class dominates
+    # by hundreds of nats (no cancellation) or the scores are huge.
+    rng = np.random.RandomState(6)
+    omega = np.vstack([rng.normal(0.0, 3.0, (30, 5)),
+                       [[800.0, -5.0, 0.0, 1.0, -900.0], [1e5, 1e5, -1e5, 3.0, 2.0]]])
+    out = np.empty(len(omega))
+    for j in range(omega.shape[1]):
+        other_classes_offset(omega, j, 0, len(omega), out)
+        np.testing.assert_allclose(out, logsumexp(np.delete(omega, j, axis=1), axis=1),
+                                   rtol=1e-13)
 
 
 def test_log_positive_matches_numpy():

@@ -227,6 +227,25 @@ def test_one_thread_is_the_serial_kernel():
     assert chain.n_sweeps == 1
 
 
+@pytest.mark.parametrize("K", [8, ORDERED_MIN_TOPICS + 10])
+def test_block_sweep_is_its_documents_swept_one_by_one(K):
+    # The core computes the documents' search orders a chunk of documents
+    # (256) at a time, before sweeping them; that must be the same as
+    # computing each document's order at its start: one call over 600
+    # documents draws exactly what 600 one-document calls draw.
+    whole = _corpus(n_docs=600, n_words=30, n_topics=K, seed=13, min_len=1, max_len=20)
+    parts = _corpus(n_docs=600, n_words=30, n_topics=K, seed=13, min_len=1, max_len=20)
+    alpha = np.full(K, 0.3)
+    for _ in range(2):
+        sample_lda(whole.tokens, whole.word_topic, whole.topic_total, alpha, 0.05,
+                   whole.states, (0, whole.n_docs, 0, ALL_WORDS))
+        for d in range(parts.n_docs):
+            sample_lda(parts.tokens, parts.word_topic, parts.topic_total, alpha, 0.05,
+                       parts.states, (d, d + 1, 0, ALL_WORDS))
+    np.testing.assert_array_equal(whole.tokens.topics, parts.tokens.topics)
+    _assert_counts_exact(whole)
+
+
 @pytest.mark.parametrize("kind, K", [("dense", 8), ("dense", ORDERED_MIN_TOPICS + 10),
                                      ("sparse", 8), ("supervised", 8), ("weighted", 8)])
 def test_partitioned_sweep_visits_every_slice_and_keeps_counts_exact(kind, K):

@@ -53,6 +53,23 @@ def draw_offset_augmentation(psi, doc_lengths, c, method, n_terms, states, lo, h
 
 
 @njit(cache=CACHE, nogil=True)
+def other_classes_offset(omega, j, lo, hi, out):
+    """``out[d] = log sum_{l != j} exp(omega[d, l])`` for documents ``lo:hi``
+    (the multinomial model's ``C_dj``), shifted by the largest term."""
+    n_classes = omega.shape[1]
+    for d in range(lo, hi):
+        top = -np.inf
+        for l in range(n_classes):
+            if l != j:
+                top = max(top, omega[d, l])
+        total = 0.0
+        for l in range(n_classes):
+            if l != j:
+                total += np.exp(omega[d, l] - top)
+        out[d] = top + np.log(total)
+
+
+@njit(cache=CACHE, nogil=True)
 def response_terms(doc_topic, doc_lengths, eta, kappa, lam, response):
     """Fill the per-document coefficients of the supervised factor.
 

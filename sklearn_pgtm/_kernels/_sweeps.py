@@ -22,7 +22,9 @@ Every model resamples a token's topic from a product of three factors
 - response: 1 (:class:`NoResponse`) or the supervised factor of Gibbs sLDA,
   binary (:class:`BinaryResponse`) or multinomial (:class:`SoftmaxResponse`).
 
-One core, :func:`_sweep_block`, does the token loop for every combination;
+One core, :func:`_sweep_tokens`, does the token loop for every combination
+(compiled without reference counting; :func:`_sweep_block` allocates its
+work arrays and the documents' search orders);
 the factors are small named tuples whose behaviour is chosen at compile time
 (numba ``overload`` on their types), so each entry point compiles to a loop
 with only its own arithmetic. (Most overloads are left to LLVM to inline:
@@ -130,16 +132,17 @@ def _doc_factor(docs, doc_topic, d, k):
         return lambda docs, doc_topic, d, k: docs.weights[d, k]
 
 
-def search_key(docs, doc_topic, d):
-    """The row whose decreasing order is the search order of document ``d``."""
+def search_keys(docs, doc_topic):
+    """The (D, K) array whose row ``d`` in decreasing order is the search
+    order of document ``d``."""
 
 
-@overload(search_key)
-def _search_key(docs, doc_topic, d):
+@overload(search_keys)
+def _search_keys(docs, doc_topic):
     if _is(docs, DocPrior):
-        return lambda docs, doc_topic, d: doc_topic[d]
+        return lambda docs, doc_topic: doc_topic
     if _is(docs, DocWeights):
-        return lambda docs, doc_topic, d: docs.weights[d]
+        return lambda docs, doc_topic: docs.weights
 
 
 def topic_scale(words, k):
@@ -409,8 +412,9 @@ def response_weights(response, d, old, base, out):
 # token (supervised sweep, K = 20, 857 documents of alt.atheism +
 # talk.religion.misc: 255-300 ns per token against 65-75 for the LDA sweep
 # of the same chain; inlined, with the helpers below taking plain arrays:
-# 195-215 ns; the whole fit's rate is in benchmarks/RESULTS.md, section
-# slda). The tuple is an argument of the core here, so its arrays' writes are
+# 195-215 ns; with the core compiled without reference counting, see
+# _sweep_tokens: 110-117 ns; the whole fit's rate is in
+# benchmarks/RESULTS.md, section slda). The tuple is an argument of the core here, so its arrays' writes are
 # kept (tests/test_sweeps.py checks the discriminant and the counts).
 @overload(response_weights, inline="always")
 def _response_weights(response, d, old, base, out):
@@ -496,9 +500,51 @@ def _weight_total(coef, words, response, response_w, w, n_topics):
     return total
 
 
+# Documents whose search orders are computed together before their sweep.
+_ORDER_CHUNK = 256
+
+
 @njit(cache=CACHE, nogil=True)
 def _sweep_block(tokens, docs, words, response, states, block):
-    """Resample the topics of the tokens of ``block`` (see the module doc).
+    """Resample the topics of the tokens of ``block`` (see the module doc):
+    the work arrays and search orders for :func:`_sweep_tokens`, which may
+    not allocate. The orders of a chunk of documents are computed before
+    its sweep, which is the same as at each document's start: a document's
+    key row only changes while that document is swept."""
+    doc_lo, doc_hi, w_lo, w_hi = block
+    n_topics = tokens.doc_topic.shape[1]
+    coef = np.empty(n_topics)
+    response_base = np.empty(n_topics)
+    response_w = np.empty(n_topics)
+    orders = np.empty((min(_ORDER_CHUNK, max(doc_hi - doc_lo, 1)), n_topics), dtype=np.int64)
+    ordered = n_topics >= ORDERED_MIN_TOPICS
+    if not ordered:
+        for r in range(orders.shape[0]):
+            orders[r] = np.arange(n_topics)
+    keys = search_keys(docs, tokens.doc_topic)
+    for start in range(doc_lo, doc_hi, _ORDER_CHUNK):
+        stop = min(start + _ORDER_CHUNK, doc_hi)
+        if ordered:
+            for d in range(start, stop):
+                orders[d - start] = np.argsort(-keys[d])
+        _sweep_tokens(tokens, docs, words, response, states, (start, stop, w_lo, w_hi),
+                      coef, response_base, response_w, orders)
+
+
+# Compiled without numba's reference counting (``_nrt=False``, which also
+# applies to everything it calls: nothing here allocates). With it, reading
+# the factors' arrays out of their named tuples inside the token loop left
+# atomic increments and decrements of the arrays' reference counts that the
+# refcount pruning could not remove: 35 % of the binary supervised sweep's
+# time (perf; K = 20, alt.atheism + talk.religion.misc: 188-196 ns per token
+# before, 110-117 after); the multinomial sweep (all of 20 Newsgroups, K =
+# 50, C = 20): 945 -> 794 ns per token; the LDA sweep: unchanged, and every
+# draw is the same as before.
+@njit(cache=CACHE, nogil=True, _nrt=False)
+def _sweep_tokens(tokens, docs, words, response, states, block, coef, response_base,
+                  response_w, orders):
+    """Resample the topics of the tokens of ``block`` (see the module doc),
+    document ``d`` searching its topics in the order ``orders[d - block[0]]``.
 
     Keeps ``coef[k] = doc(d, k) * topic_scale(k)`` for the current document
     (two entries change per token), so that a topic's weight is one or two
@@ -513,19 +559,13 @@ def _sweep_block(tokens, docs, words, response, states, block):
     doc_topic = tokens.doc_topic
     doc_lo, doc_hi, w_lo, w_hi = block
     n_topics = doc_topic.shape[1]
-    coef = np.empty(n_topics)
-    response_base = np.empty(n_topics)
-    response_w = np.empty(n_topics)
-    order = np.arange(n_topics)
-    ordered = n_topics >= ORDERED_MIN_TOPICS
     start_topic_scale(words)
     last_token = doc_ptr[doc_hi]
     for d in range(doc_lo, doc_hi):
         state = states[d]
         for k in range(n_topics):
             coef[k] = doc_factor(docs, doc_topic, d, k) * topic_scale(words, k)
-        if ordered:
-            order = np.argsort(-search_key(docs, doc_topic, d))
+        order = orders[d - doc_lo]
         response_start(response, d, response_base)
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
             if i + PREFETCH_DISTANCE < last_token:
