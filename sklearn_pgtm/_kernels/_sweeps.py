@@ -414,8 +414,9 @@ def response_weights(response, d, old, base, out):
 # of the same chain; inlined, with the helpers below taking plain arrays:
 # 195-215 ns; with the core compiled without reference counting, see
 # _sweep_tokens: 110-117 ns; the whole fit's rate is in
-# benchmarks/RESULTS.md, section slda). The tuple is an argument of the core here, so its arrays' writes are
-# kept (tests/test_sweeps.py checks the discriminant and the counts).
+# benchmarks/RESULTS.md, section slda). The tuple is an argument of the
+# core here, so its arrays' writes are kept (tests/test_sweeps.py checks the
+# discriminant and the counts).
 @overload(response_weights, inline="always")
 def _response_weights(response, d, old, base, out):
     if _is(response, NoResponse):
