@@ -154,6 +154,23 @@ def document_completion(model, X_heldout, seed=0):
     return document_completion_perplexity(model, X_heldout, random_state=seed)
 
 
+def match_topics(components, phi):
+    """Match fitted topics (rows of ``components``, normalized here) to the
+    true topics ``phi`` (K, V) by the Hungarian algorithm on the L1 distance.
+
+    Returns ``order`` (fitted topic ``order[t]`` is matched to true topic
+    ``t``) and the L1 distance of each matched pair, in the order of ``phi``.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    est = components / components.sum(axis=1, keepdims=True)
+    cost = np.abs(est[:, None, :] - phi[None, :, :]).sum(axis=2)
+    rows, cols = linear_sum_assignment(cost)
+    order = np.empty(phi.shape[0], dtype=int)
+    order[cols] = rows
+    return order, cost[order, np.arange(phi.shape[0])]
+
+
 def lda_corpus(n_docs, n_words, n_topics, doc_length, alpha, beta, seed):
     """Documents drawn from LDA: (counts (D, V), topics (K, V), proportions (D, K))."""
     rng = np.random.RandomState(seed)

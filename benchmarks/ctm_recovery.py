@@ -22,9 +22,9 @@ import sys
 import time
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _corpora import match_topics  # noqa: E402
 from _results import markdown_table, write_section  # noqa: E402
 
 PAIR_CORRELATIONS = [0.85, -0.85, 0.6, -0.6]
@@ -58,17 +58,14 @@ def evaluate(model, phi, corr):
     """Worst L1 distance of a true topic to its match, and r of the fitted
     against the true centred-log-proportion correlations."""
     k = phi.shape[0]
-    topics = model.components_ / model.components_.sum(axis=1, keepdims=True)
-    distance = np.abs(topics[:, None, :] - phi[None, :, :]).sum(axis=2)
-    fitted, true = linear_sum_assignment(distance)
-    order = fitted[np.argsort(true)]
+    order, distance = match_topics(model.components_, phi)
     fitted_corr = model.topic_correlation_[np.ix_(order, order)]
     c = np.eye(k) - 1.0 / k
     cov = c @ corr @ c
     sd = np.sqrt(np.diag(cov))
     iu = np.triu_indices(k, 1)
     r = np.corrcoef(fitted_corr[iu], (cov / np.outer(sd, sd))[iu])[0, 1]
-    return distance[fitted, true].max(), r
+    return distance.max(), r
 
 
 def main(quick=False):

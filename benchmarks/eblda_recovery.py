@@ -21,21 +21,10 @@ import sys
 import time
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
-from _corpora import lda_corpus
+from _corpora import lda_corpus, match_topics
 from _results import markdown_table, write_section
 from sklearn_pgtm import EmpiricalBayesLDA
-
-
-def match_topics(components, phi):
-    """Index ``order`` such that estimated topic ``order[t]`` matches true topic t."""
-    est = components / components.sum(axis=1, keepdims=True)
-    cost = np.abs(est[:, None, :] - phi[None, :, :]).sum(axis=2)
-    rows, cols = linear_sum_assignment(cost)
-    order = np.empty(phi.shape[0], dtype=int)
-    order[cols] = rows
-    return order
 
 
 CASES = [
@@ -68,7 +57,7 @@ def main(quick=False):
                     a_true = np.array([alpha])
                     sd_a = sd[:1]
                 else:
-                    order = match_topics(model.components_, phi)
+                    order, _ = match_topics(model.components_, phi)
                     a_hat = model.doc_topic_prior_[order]
                     a_true = np.asarray(alpha)
                     sd_a = sd[:-1][order]

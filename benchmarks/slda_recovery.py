@@ -25,9 +25,9 @@ import sys
 import time
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _corpora import match_topics  # noqa: E402
 from _results import markdown_table, write_section  # noqa: E402
 
 
@@ -50,13 +50,11 @@ def draw_corpus(phi, eta, n_docs, rng, doc_length=100):
 
 def evaluate(clf, phi, eta):
     """Worst L1 of the matched topics and the correlation of the centered weights."""
-    topics = clf.components_ / clf.components_.sum(axis=1, keepdims=True)
-    distance = np.abs(topics[:, None, :] - phi[None, :, :]).sum(axis=2)
-    rows, cols = linear_sum_assignment(distance)  # fitted topic rows[i] -> true cols[i]
-    fitted = clf.coef_[:, rows[np.argsort(cols)]]
+    order, distance = match_topics(clf.components_, phi)
+    fitted = clf.coef_[:, order]
     fitted = fitted - fitted.mean(axis=0)
     true = eta - eta.mean(axis=0)
-    return distance[rows, cols].max(), np.corrcoef(fitted.ravel(), true.ravel())[0, 1]
+    return distance.max(), np.corrcoef(fitted.ravel(), true.ravel())[0, 1]
 
 
 def main(quick=False):

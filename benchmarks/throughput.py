@@ -64,22 +64,12 @@ def _n_iter(first_seconds, budget, max_iter):
 
 
 def _chain(X, K, method, n_jobs, n_warm):
-    """A GibbsLDA chain after ``n_warm`` sweeps; returns ``run(n)``, which
-    continues it by ``n`` sweeps and returns the seconds they took."""
+    """A GibbsLDA chain after ``n_warm`` sweeps (see :func:`_model_chain`)."""
     from sklearn_pgtm import GibbsLDA
 
-    model = GibbsLDA(K, doc_topic_prior=ALPHA, topic_word_prior=BETA, burn_in=0,
-                     max_iter=n_warm, method=method, n_jobs=n_jobs, warm_start=True,
-                     random_state=0)
-    model.fit(X)
-
-    def run(n):
-        model.set_params(max_iter=n)
-        t0 = time.perf_counter()
-        model.fit(X)
-        return time.perf_counter() - t0
-
-    return run
+    return _model_chain(lambda j: GibbsLDA(K, doc_topic_prior=ALPHA, topic_word_prior=BETA,
+                                           burn_in=0, method=method, n_jobs=j),
+                        X, None, n_jobs, n_warm)
 
 
 def time_ours(X, K, method, n_jobs, budget, max_iter, n_warm=1):

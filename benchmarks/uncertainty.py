@@ -24,9 +24,9 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _corpora import match_topics  # noqa: E402
 from _results import markdown_table, write_section  # noqa: E402
 
 
@@ -47,16 +47,11 @@ def ctm_documents(rng, phi, mu, sigma, n_docs, length):
 def coverage(model, X, theta, phi, n_samples, level=0.9):
     """Share of (document, topic) pairs whose true proportion lies in the
     central ``level`` interval of the draws, topics matched to the truth."""
-    est = model.components_[:phi.shape[0]]
-    est = est / est.sum(axis=1, keepdims=True)
-    rows, cols = linear_sum_assignment(np.abs(est[:, None] - phi[None]).sum(axis=2))
-    draws = model.sample_transform(X, n_samples=n_samples)[:, :, :phi.shape[0]]
-    draws = draws[:, :, rows]  # fitted topic rows[i] is true topic cols[i]
-    truth = theta[:, cols]
+    order, distance = match_topics(model.components_[:phi.shape[0]], phi)
+    draws = model.sample_transform(X, n_samples=n_samples)[:, :, order]
     lo, hi = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0)
-    inside = (truth >= lo) & (truth <= hi)
-    worst_match = np.abs(est[rows] - phi[cols]).sum(axis=1).max()
-    return inside.mean(), (hi - lo).mean(), worst_match
+    inside = (theta >= lo) & (theta <= hi)
+    return inside.mean(), (hi - lo).mean(), distance.max()
 
 
 def main(quick=False):
