@@ -6,10 +6,15 @@ Run with ``python -m sklearn_pgtm.demo`` (what ``make demo`` does) or
 1. loads the embedded 20 Newsgroups corpus alt.atheism vs talk.religion.misc
    (:func:`sklearn_pgtm.datasets.load_religion_corpus`, no network access);
 2. fits :class:`sklearn_pgtm.GibbsSLDAClassifier` (K = 20 topics, c = 25 as in
-   the paper's binary experiments) and prints the test accuracy, the fit
-   time and every topic's top words with its classifier weight;
-3. runs a short :class:`sklearn_pgtm.EmpiricalBayesLDA` chain on the training
-   documents and prints the estimated Dirichlet hyperparameters.
+   the paper's binary experiments, every other parameter at its default) and
+   prints the test accuracy, the fit time and every topic's top words with
+   its classifier weight;
+3. fits :class:`sklearn_pgtm.EmpiricalBayesLDA` (K = 20, the rest at its
+   defaults) on the training documents and prints the estimated Dirichlet
+   hyperparameters.
+
+What users get is the defaults, so the demo runs them; ``--quick`` (the
+smoke test) runs shorter chains.
 
 The first run also compiles the numba kernels (cached on disk afterwards).
 """
@@ -20,11 +25,12 @@ import time
 
 import numpy as np
 
-#: Settings of the full demo and of ``--quick`` (used by the smoke test too).
+#: Parameters of the full demo (the defaults but K and c) and of ``--quick``
+#: (used by the smoke test too).
 SETTINGS = {
     "full": {
-        "slda": {"n_components": 20, "c": 25.0, "max_iter": 300},
-        "eblda": {"n_components": 20, "burn_in": 100, "n_samples": 300},
+        "slda": {"n_components": 20, "c": 25.0},
+        "eblda": {"n_components": 20},
     },
     "quick": {
         "slda": {"n_components": 20, "c": 25.0, "max_iter": 60},
@@ -55,20 +61,27 @@ def top_words(topic_word, feature_names, n_words=8):
     return [list(feature_names[row]) for row in order]
 
 
-def run_slda(corpus, *, n_components=20, c=25.0, max_iter=300, random_state=0,
-             n_words=8, out=print):
+def _call(name, params):
+    """``Name(k=v, ...)`` as a user would type it."""
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+
+
+def run_slda(corpus, *, random_state=0, n_words=8, out=print, **params):
     """Fit ``GibbsSLDAClassifier`` on the corpus and print what it learned.
 
     Parameters
     ----------
     corpus : Bunch
         As returned by :func:`sklearn_pgtm.datasets.load_religion_corpus`.
-    n_components, c, max_iter, random_state
+    random_state : int, default=0
         Passed to :class:`sklearn_pgtm.GibbsSLDAClassifier`.
     n_words : int, default=8
         Top words printed per topic.
     out : callable, default=print
         Receives each output line.
+    **params
+        Other parameters of :class:`sklearn_pgtm.GibbsSLDAClassifier` (at
+        least ``n_components``; the others default).
 
     Returns
     -------
@@ -78,11 +91,10 @@ def run_slda(corpus, *, n_components=20, c=25.0, max_iter=300, random_state=0,
     """
     from sklearn_pgtm import GibbsSLDAClassifier
 
-    model = GibbsSLDAClassifier(
-        n_components=n_components, c=c, max_iter=max_iter, random_state=random_state
-    )
-    out(f"Fitting GibbsSLDAClassifier(n_components={n_components}, c={c:g}, "
-        f"max_iter={max_iter}) on {corpus.X_train.shape[0]} training documents ...")
+    n_components = params["n_components"]
+    model = GibbsSLDAClassifier(random_state=random_state, **params)
+    out(f"Fitting {_call('GibbsSLDAClassifier', params)} (other parameters at their "
+        f"defaults) on {corpus.X_train.shape[0]} training documents ...")
     start = time.perf_counter()
     model.fit(corpus.X_train, corpus.y_train)
     fit_seconds = time.perf_counter() - start
@@ -111,18 +123,20 @@ def run_slda(corpus, *, n_components=20, c=25.0, max_iter=300, random_state=0,
     }
 
 
-def run_eblda(corpus, *, n_components=20, burn_in=100, n_samples=300,
-              random_state=0, out=print):
+def run_eblda(corpus, *, random_state=0, out=print, **params):
     """Estimate LDA's Dirichlet hyperparameters on the training documents.
 
     Parameters
     ----------
     corpus : Bunch
         As returned by :func:`sklearn_pgtm.datasets.load_religion_corpus`.
-    n_components, burn_in, n_samples, random_state
+    random_state : int, default=0
         Passed to :class:`sklearn_pgtm.EmpiricalBayesLDA`.
     out : callable, default=print
         Receives each output line.
+    **params
+        Other parameters of :class:`sklearn_pgtm.EmpiricalBayesLDA` (at
+        least ``n_components``; the others default).
 
     Returns
     -------
@@ -132,12 +146,10 @@ def run_eblda(corpus, *, n_components=20, burn_in=100, n_samples=300,
     """
     from sklearn_pgtm import EmpiricalBayesLDA
 
-    model = EmpiricalBayesLDA(
-        n_components=n_components, burn_in=burn_in, n_samples=n_samples,
-        random_state=random_state,
-    )
-    out(f"Fitting EmpiricalBayesLDA(n_components={n_components}, burn_in={burn_in}, "
-        f"n_samples={n_samples}) on the training documents ...")
+    n_components = params["n_components"]
+    model = EmpiricalBayesLDA(random_state=random_state, **params)
+    out(f"Fitting {_call('EmpiricalBayesLDA', params)} (other parameters at their "
+        "defaults) on the training documents ...")
     start = time.perf_counter()
     model.fit(corpus.X_train)
     fit_seconds = time.perf_counter() - start
