@@ -37,6 +37,7 @@ as much as the margins of the targets), with the issue's verdicts.
 
 Usage: python benchmarks/defaults.py [--quick] [--part peers|classifier|lda|all]
        [--corpora NAME ...]   (peers table on some corpora only, own section)
+       [--seeds S ...]        (every model fitted with each seed; means reported)
 
 ``--quick`` (small corpora, K = 20, one pair) takes about 2 minutes. The full
 run is long: a rough estimate from the quick run's rates (loaded machine,
@@ -344,9 +345,9 @@ class LdaPackage(BaseEstimator):
         return hasattr(self, "components_")
 
 
-def topic_models(K, corpus_tokens, quick):
-    """(name, kind, factory) of every topic model in the table; kind is
-    "ours" or "peer"."""
+def topic_models(K, corpus_tokens, quick, seed=SEED):
+    """(name, kind, factory) of every topic model in the table, each with
+    ``random_state`` (or its seed) ``seed``; kind is "ours" or "peer"."""
     from sklearn.decomposition import LatentDirichletAllocation
 
     from sklearn_pgtm import CorrelatedTopicModel, EmpiricalBayesLDA, GibbsLDA
@@ -359,22 +360,22 @@ def topic_models(K, corpus_tokens, quick):
     # a million tokens (20 Newsgroups whole: about 25 minutes alone).
     with_lda_package = corpus_tokens < 1_000_000
     return [
-        ("GibbsLDA", "ours", lambda: GibbsLDA(n_components=K, random_state=SEED)),
+        ("GibbsLDA", "ours", lambda: GibbsLDA(n_components=K, random_state=seed)),
         ("EmpiricalBayesLDA", "ours",
-         lambda: EmpiricalBayesLDA(n_components=K, random_state=SEED)),
+         lambda: EmpiricalBayesLDA(n_components=K, random_state=seed)),
         ("CTM logistic-normal", "ours",
-         lambda: CorrelatedTopicModel(n_components=K, random_state=SEED)),
+         lambda: CorrelatedTopicModel(n_components=K, random_state=seed)),
         ("CTM stick-breaking", "ours",
          lambda: CorrelatedTopicModel(n_components=K, link="stick_breaking",
-                                      random_state=SEED)),
+                                      random_state=seed)),
         ("sklearn LatentDirichletAllocation", "peer",
-         lambda: LatentDirichletAllocation(n_components=K, random_state=SEED)),
+         lambda: LatentDirichletAllocation(n_components=K, random_state=seed)),
         (f"tomotopy LDAModel ({lda_sweeps} it)", "peer",
-         lambda: TomotopyTopics("LDAModel", K, lda_sweeps, SEED)),
+         lambda: TomotopyTopics("LDAModel", K, lda_sweeps, seed)),
         (f"tomotopy CTModel ({ctm_sweeps} it)", "peer",
-         lambda: TomotopyTopics("CTModel", K, ctm_sweeps, SEED)),
+         lambda: TomotopyTopics("CTModel", K, ctm_sweeps, seed)),
     ] + ([(f"lda package ({lda_sweeps} it)", "peer",
-           lambda: LdaPackage(K, SEED, lda_sweeps))] if with_lda_package else [])
+           lambda: LdaPackage(K, seed, lda_sweeps))] if with_lda_package else [])
 
 
 def sweeps_of(model):
@@ -537,20 +538,34 @@ def classifiers(K, c, seed):
 OURS_TOPIC = ("GibbsLDA", "EmpiricalBayesLDA", "CTM logistic-normal", "CTM stick-breaking")
 
 
-def run_topic_table(corpora, quick, models=None):
-    """Fit every model on every corpus; returns rows and per-corpus results."""
+def run_topic_table(corpora, quick, models=None, seeds=(SEED,)):
+    """Fit every model on every corpus with each of ``seeds`` (the held-out
+    split and the evaluation keep :data:`SEED`); returns per-corpus results:
+    the mean perplexity, seconds and rate over the seeds, whether any fit
+    warned, and the perplexity of each seed."""
     results = {}
     for corpus in corpora:
         print(corpus.describe(), flush=True)
         results[corpus.name] = {}
-        for name, kind, factory in topic_models(corpus.n_topics, corpus.n_tokens, quick):
-            if models is not None and not any(name.startswith(m) for m in models):
-                continue
-            perplexity, seconds, rate, warned = fit_topic_model(factory, corpus)
-            results[corpus.name][name] = (kind, perplexity, seconds, rate, warned)
-            print(f"  {name:42s} perplexity {perplexity:9.1f}  fit {seconds:7.1f} s  "
-                  f"{'' if rate is None else f'{rate / 1e6:6.2f} M token-sweeps/s'}"
-                  f"{'  ConvergenceWarning' if warned else ''}", flush=True)
+        names = [(name, kind) for name, kind, _ in
+                 topic_models(corpus.n_topics, corpus.n_tokens, quick)
+                 if models is None or any(name.startswith(m) for m in models)]
+        for name, kind in names:
+            fits = []
+            for seed in seeds:
+                factory = dict((n, f) for n, _, f in topic_models(
+                    corpus.n_topics, corpus.n_tokens, quick, seed))[name]
+                fits.append(fit_topic_model(factory, corpus))
+                perplexity, seconds, rate, warned = fits[-1]
+                print(f"  {name:42s} seed {seed} perplexity {perplexity:9.1f}  fit "
+                      f"{seconds:7.1f} s  "
+                      f"{'' if rate is None else f'{rate / 1e6:6.2f} M token-sweeps/s'}"
+                      f"{'  ConvergenceWarning' if warned else ''}", flush=True)
+            rates = [f[2] for f in fits if f[2] is not None]
+            results[corpus.name][name] = (
+                kind, float(np.mean([f[0] for f in fits])), float(np.mean([f[1] for f in fits])),
+                float(np.mean(rates)) if rates else None, any(f[3] for f in fits),
+                [f[0] for f in fits])
     return results
 
 
@@ -562,14 +577,25 @@ def topic_rows(results):
         peers = [v[1] for n, v in models.items()
                  if n.startswith(("sklearn", "tomotopy"))]
         best_peer = min(peers) if peers else np.nan
-        for name, (kind, perplexity, seconds, rate, warned) in models.items():
+        for name, (kind, perplexity, seconds, rate, warned, per_seed) in models.items():
             ratio = perplexity / best_peer
             if kind == "ours":
                 verdicts.setdefault(name, []).append(ratio < 1.0)
-            rows.append([corpus, name, round(perplexity, 1), round(ratio, 3), round(seconds, 1),
-                         "" if rate is None else round(rate / 1e6, 2),
-                         "yes" if warned else ""])
+            rows.append([corpus, name, round(perplexity, 1)]
+                        + ([" / ".join(f"{p:.1f}" for p in per_seed)] if len(per_seed) > 1
+                           else [])
+                        + [round(ratio, 3), round(seconds, 1),
+                           "" if rate is None else round(rate / 1e6, 2),
+                           "yes" if warned else ""])
     return rows, {name: (sum(v), len(v)) for name, v in verdicts.items()}
+
+
+def topic_header(n_seeds):
+    """Columns of :func:`topic_rows` for fits with ``n_seeds`` seeds."""
+    several = n_seeds > 1
+    return (["corpus", "model", "perplexity (mean)" if several else "perplexity"]
+            + (["per seed"] if several else [])
+            + ["ratio to best peer", "fit s", "M token-sweeps/s", "ConvergenceWarning"])
 
 
 def run_classifiers(quick, K=20, c=25):
@@ -623,7 +649,7 @@ def classifier_verdicts(per_task):
     return lines, mean
 
 
-def main(quick=False, part="all", only=None):
+def main(quick=False, part="all", only=None, seeds=(SEED,)):
     from _corpora import DATA
 
     if not (DATA / "20newsgroups").exists():
@@ -638,19 +664,21 @@ def main(quick=False, part="all", only=None):
             # A partial table: its own section, so it never stands in for the full run.
             corpora = [c for c in corpora if any(name in c.name for name in only)]
             label += f" (partial run: {', '.join(c.name for c in corpora)} only)"
-        results = run_topic_table(corpora, quick)
+        results = run_topic_table(corpora, quick, seeds=seeds)
         rows, verdicts = topic_rows(results)
+        several = len(seeds) > 1
         body = ["Every model at its defaults (only n_components, random_state and, for the "
                 "classifier, c set). Held-out document-completion perplexity (10 % of the "
                 "documents held out); ratio = perplexity / the best of scikit-learn's "
                 "LatentDirichletAllocation, tomotopy LDAModel and CTModel on that corpus "
                 "(below 1: the model beats every one of them). Token-sweeps per second "
-                "on one thread (loaded machine: 2 cores shared with other jobs).", "",
-                "Corpora:", ""]
+                "on one thread (loaded machine: 2 cores shared with other jobs)."
+                + (f" Every model fitted with random_state {', '.join(map(str, seeds))}: "
+                   "perplexity, ratio, seconds and rate are means over the seeds (the "
+                   "held-out split and the evaluation stay at seed 0)." if several else ""),
+                "", "Corpora:", ""]
         body += [f"- {corpus.describe()}" for corpus in corpora]
-        body += ["", markdown_table(["corpus", "model", "perplexity", "ratio to best peer",
-                                     "fit s", "M token-sweeps/s", "ConvergenceWarning"],
-                                    rows), "",
+        body += ["", markdown_table(topic_header(len(seeds)), rows), "",
                  "Target: lower held-out perplexity than every peer on every corpus.", ""]
         for name, (won, total) in verdicts.items():
             verdict = "MET" if won == total else "NOT MET"
@@ -678,15 +706,14 @@ def main(quick=False, part="all", only=None):
         body = []
         validation = validation_corpora(quick)
         results = run_topic_table(validation, quick,
-                                  models=("GibbsLDA", "sklearn", "tomotopy LDAModel"))
+                                  models=("GibbsLDA", "sklearn", "tomotopy LDAModel"),
+                                  seeds=seeds)
         rows, verdicts = topic_rows(results)
         body += ["GibbsLDA at its defaults on corpora the defaults were not chosen on, next "
                  "to scikit-learn and tomotopy LDAModel at theirs (ratio to the better of "
                  "the two; loaded machine).", "", "Corpora:", ""]
         body += [f"- {corpus.describe()}" for corpus in validation]
-        body += ["", markdown_table(["corpus", "model", "perplexity", "ratio to best peer",
-                                     "fit s", "M token-sweeps/s", "ConvergenceWarning"],
-                                    rows), ""]
+        body += ["", markdown_table(topic_header(len(seeds)), rows), ""]
         won, total = verdicts.get("GibbsLDA", (0, 0))
         body.append(f"- GibbsLDA beats the better peer on {won} / {total} corpora")
         out["GibbsLDA validation wins"] = f"{won}/{total}"
@@ -723,5 +750,8 @@ if __name__ == "__main__":
     parser.add_argument("--corpora", nargs="+", metavar="NAME",
                         help="peers table on the corpora whose name contains one of these "
                              "(written to its own section, defaults_peers_partial)")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[SEED],
+                        help="peers and lda tables: fit every model with each of these "
+                             "random states and report the means (default: 0)")
     args = parser.parse_args()
-    main(quick=args.quick, part=args.part, only=args.corpora)
+    main(quick=args.quick, part=args.part, only=args.corpora, seeds=tuple(args.seeds))
