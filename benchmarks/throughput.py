@@ -63,13 +63,12 @@ def _n_iter(first_seconds, budget, max_iter):
     return int(np.clip(budget / max(first_seconds, 1e-6), 1, max_iter))
 
 
-def _chain(X, K, method, n_jobs, n_warm):
-    """A GibbsLDA chain after ``n_warm`` sweeps (see :func:`_model_chain`)."""
+def _gibbs_lda(K, method):
+    """``make(n_jobs)``: the timed GibbsLDA (fixed priors, every sweep kept)."""
     from sklearn_pgtm import GibbsLDA
 
-    return _model_chain(lambda j: GibbsLDA(K, doc_topic_prior=ALPHA, topic_word_prior=BETA,
-                                           burn_in=0, method=method, n_jobs=j),
-                        X, None, n_jobs, n_warm)
+    return lambda n_jobs: GibbsLDA(K, doc_topic_prior=ALPHA, topic_word_prior=BETA, burn_in=0,
+                                   method=method, n_jobs=n_jobs)
 
 
 def time_ours(X, K, method, n_jobs, budget, max_iter, n_warm=1):
@@ -78,7 +77,7 @@ def time_ours(X, K, method, n_jobs, budget, max_iter, n_warm=1):
     from sklearn.exceptions import ConvergenceWarning
 
     warnings.simplefilter("ignore", ConvergenceWarning)  # short timed fits by design
-    run = _chain(X, K, method, n_jobs, n_warm)
+    run = _model_chain(_gibbs_lda(K, method), X, None, n_jobs, n_warm)
     n = _n_iter(run(1), budget, max_iter)
     seconds = sum(run(n) for _ in range(N_CALLS))
     return int(X.sum()) * n * N_CALLS / seconds, n * N_CALLS
@@ -88,13 +87,7 @@ def time_one_vs_two_threads(X, K, method, budget, max_iter, n_warm=1):
     """Rates of one chain on 1 thread and one on 2 threads, their fits
     alternated (each chain from its own random start), so that a change of
     machine speed during the run hits both alike."""
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
-    warnings.simplefilter("ignore", ConvergenceWarning)
-    chains = {n_jobs: _chain(X, K, method, n_jobs, n_warm) for n_jobs in (1, 2)}
-    return _alternated_rates(chains, int(X.sum()), budget, max_iter)
+    return model_one_vs_two_threads(_gibbs_lda(K, method), X, None, budget, max_iter, n_warm)
 
 
 def _alternated_rates(chains, n_tokens, budget, max_iter):
