@@ -547,14 +547,14 @@ def run_topic_table(corpora, quick, models=None, seeds=(SEED,)):
     for corpus in corpora:
         print(corpus.describe(), flush=True)
         results[corpus.name] = {}
-        names = [(name, kind) for name, kind, _ in
-                 topic_models(corpus.n_topics, corpus.n_tokens, quick)
-                 if models is None or any(name.startswith(m) for m in models)]
-        for name, kind in names:
+        by_seed = [topic_models(corpus.n_topics, corpus.n_tokens, quick, seed)
+                   for seed in seeds]
+        for same_model in zip(*by_seed):
+            name, kind, _ = same_model[0]
+            if models is not None and not any(name.startswith(m) for m in models):
+                continue
             fits = []
-            for seed in seeds:
-                factory = dict((n, f) for n, _, f in topic_models(
-                    corpus.n_topics, corpus.n_tokens, quick, seed))[name]
+            for seed, (_, _, factory) in zip(seeds, same_model):
                 fits.append(fit_topic_model(factory, corpus))
                 perplexity, seconds, rate, warned = fits[-1]
                 print(f"  {name:42s} seed {seed} perplexity {perplexity:9.1f}  fit "
