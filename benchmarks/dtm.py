@@ -525,9 +525,9 @@ def run_gensim(quick):
     decade, held = corpus["decade"], corpus["held"]
     # Subset: the four decades 1960-1990, 200 training paragraphs each, and
     # their held-out paragraphs; words in >= 3 of the training paragraphs.
-    # Sized for gensim's 30-minute budget: three decades of 100 paragraphs
-    # took gensim 384 s on a quiet machine (2026-11-26), so this one, 2.7x
-    # the paragraphs, should take about 20 minutes.
+    # Sized for gensim's 30-minute budget: on 2026-11-26, with other
+    # benchmarks running, gensim took 384 s for three decades of 100
+    # paragraphs and 1129 s for this subset (2.7x the paragraphs).
     rng = np.random.default_rng(2)
     chosen = [1960, 1970, 1980, 1990] if not quick else np.unique(decade)[-2:].tolist()
     per_slice = 200 if not quick else 20

@@ -410,8 +410,8 @@ def defaults(quick):
     def fits(columns=slice(None), **params):
         """(relative score per seed, seconds per sweep, models) of one setting."""
         scores, seconds, models = [], [], []
+        params = {"max_iter": max_iter, **params}
         for seed in seeds:
-            params = {"max_iter": max_iter, **params}
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
