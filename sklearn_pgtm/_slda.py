@@ -420,6 +420,11 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             eta=eta, eta_sum=np.zeros_like(eta), pg_states=make_streams(pg_seed, chain.n_docs),
             eta_rng=np.random.default_rng(eta_seed))
 
+    def _divergence_setting(self):
+        # The response term scales with c: an extreme c (1e300) overflows it
+        # before anything else can.
+        return "c (the regularization constant), the priors or the sampler's settings"
+
     def _sweep(self, run):
         with one_blas_thread():  # the K x K weight conditionals
             self._sweep_run(run)

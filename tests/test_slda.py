@@ -384,6 +384,20 @@ def test_log_proba_is_finite_for_extreme_scores():
     np.testing.assert_allclose(np.exp(log_proba).sum(axis=1), 1.0)
 
 
+def test_extreme_c_fails_with_an_error_naming_c():
+    # c = 1e300 overflows the response term of the log-likelihood; the chain
+    # stops with the package's divergence error, which names c (1e100 fits).
+    from sklearn_pgtm.exceptions import ChainDivergenceError
+
+    X, y = make_supervised_corpus(n_docs=40)
+    with pytest.raises(ChainDivergenceError, match=r"Change c \(the regularization"):
+        GibbsSLDAClassifier(n_components=2, c=1e300, max_iter=4, burn_in=2,
+                            random_state=0).fit(X, y)
+    clf = GibbsSLDAClassifier(n_components=2, c=1e100, max_iter=4, burn_in=2,
+                              random_state=0).fit(X, y)
+    assert np.all(np.isfinite(clf.predict_log_proba(X)))
+
+
 def test_empty_documents_are_allowed():
     X, y = make_supervised_corpus(n_docs=60)
     X[:5] = 0
