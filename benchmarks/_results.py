@@ -22,6 +22,15 @@ HEADER = (
 )
 
 
+def load_note():
+    """One sentence on the machine while a part ran: its cores and 1-minute
+    load average now (at the end of the part), so that a section says how far
+    its timings can be trusted."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"{os.cpu_count()}-core machine, 1-minute load average {load:.1f} at the end of "
+            "this part (timings indicative; ratios measured side by side in the same run).")
+
+
 def command_line():
     """The command that is running, as it was typed (relative script path)."""
     args = [os.path.relpath(sys.argv[0])] + sys.argv[1:]

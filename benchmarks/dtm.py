@@ -38,7 +38,6 @@ Usage: python benchmarks/dtm.py [--quick] [--part recovery --part sotu ...]
 """
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -51,7 +50,7 @@ HERE = Path(__file__).resolve().parent
 # Measure the package next to this script (not whatever copy is installed).
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
-from _results import markdown_table  # noqa: E402
+from _results import load_note, markdown_table  # noqa: E402
 from _results import write_section as _write_section  # noqa: E402
 
 from sklearn_pgtm import DynamicTopicModel, GibbsLDA  # noqa: E402
@@ -59,13 +58,8 @@ from sklearn_pgtm.metrics import split_document_completion  # noqa: E402
 
 
 def write_section(name, title, body):
-    """RESULTS.md section ``name``, opening with the machine's load (the
-    timings of a shared 2-core machine are indicative; ratios are side by
-    side in one run)."""
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    _write_section(name, title, f"2-core machine, 1-minute load average {load:.1f} at the "
-                   "end of this part (timings indicative; ratios measured side by side in "
-                   "the same run).\n\n" + body)
+    """RESULTS.md section ``name``, opening with the machine's load."""
+    _write_section(name, title, load_note() + "\n\n" + body)
 
 
 # The static LDA baseline (scikit-learn LDA's API), at its defaults.

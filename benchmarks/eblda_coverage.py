@@ -35,7 +35,6 @@ judges the target.
 """
 
 import argparse
-import os
 import time
 import warnings
 
@@ -43,7 +42,7 @@ import numpy as np
 from scipy.stats import chi2
 
 from _corpora import lda_corpus, twenty_news
-from _results import markdown_table, write_section
+from _results import load_note, markdown_table, write_section
 from sklearn_pgtm import EmpiricalBayesLDA
 from sklearn_pgtm.datasets import load_religion_corpus
 
@@ -144,8 +143,7 @@ def main(quick=False, n_runs=None, defaults_only=False):
         "inside region i (95%; about 78% expected with a known covariance, more with the "
         "wider bound of a covariance estimated from the chains' spread; target >= 70%); "
         "warned (h) = fits that warned about a drifting chain of h or disagreeing chains; "
-        "warned (log-lik.) = fits whose log-likelihood still rose. Times on a 2-core machine, "
-        f"1-minute load average {os.getloadavg()[0]:.1f} at the end.\n\n"
+        "warned (log-lik.) = fits whose log-likelihood still rose. " + load_note() + "\n\n"
         + markdown_table(
             ["corpus", "shape", "K", "sampler", "schedule", "mean alpha_hat", "mean beta_hat",
              "alpha: sd across / reported = ratio", "beta: sd across / reported = ratio",

@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _results import markdown_table, write_section  # noqa: E402
+from _results import load_note, markdown_table, write_section  # noqa: E402
 
 
 # ----------------------------------------------------------------- recovery
@@ -512,11 +512,7 @@ def main(quick=False, parts=None):
         t0 = time.perf_counter()
         text, values = fn(quick)
         print(f"{title}: {values} ({time.perf_counter() - t0:.0f} s)", flush=True)
-        load = os.getloadavg()[0]
-        write_section(f"lds-{name}", title,
-                      "Loaded machine: shared with other jobs while measuring (2 cores, "
-                      f"1-minute load average {load:.1f} at the end of this part); timings "
-                      "are indicative.\n\n" + text)
+        write_section(f"lds-{name}", title, load_note() + "\n\n" + text)
         summary.update(values)
     return summary
 
