@@ -11,10 +11,11 @@ the timed sweeps. Ours through the public API only: a
 is continued for the timed ones (each ``fit`` call validates X and records
 the per-sweep log-likelihood trace: both are in the timing), with
 ``method="dense"``, ``"sparse"`` and ``"auto"``; ``auto`` on 1 and 2 threads
-(``n_jobs=2``: document x vocabulary partitions) timed as a pair of chains
-whose fits alternate (the 2-thread speedup is their ratio); tomotopy
-``LDAModel.train(n, workers=1)`` and ``workers=2``; ``lda`` timed per call of
-its Cython sweep.
+(``n_jobs=2``: document x vocabulary partitions) and tomotopy's
+``LDAModel.train(n, workers=1)`` and ``workers=2`` timed as four chains
+whose calls alternate, so that the ratios to tomotopy and the 2-thread
+speed-ups compare calls made side by side on this shared machine; ``lda``
+timed per call of its Cython sweep.
 
 Peak memory at K = 1000: each sampler is run for two iterations in its own
 subprocess, which reports its peak RSS (``VmHWM``); a subprocess that only loads the
@@ -51,6 +52,12 @@ BETA = 0.01
 # max_iter sweeps each); several calls keep a change of machine speed from
 # hitting one configuration only.
 N_CALLS = 3
+# At least this many sweeps per timed call (ours and tomotopy's), so that a
+# fit's fixed costs (validating X: about 0.15 s here; writing components_:
+# 0.25 s at K = 1000, up to 2.5 s when its 576 MiB are first touched on this
+# machine) are not charged to a single sweep (2.5 s at K = 1000), as they
+# were when the 8 s budget gave one sweep per call.
+MIN_SWEEPS_PER_CALL = 3
 
 
 def load_corpus(quick):
@@ -59,8 +66,8 @@ def load_corpus(quick):
     return (X[:500] if quick else X), list(vocab)
 
 
-def _n_iter(first_seconds, budget, max_iter):
-    return int(np.clip(budget / max(first_seconds, 1e-6), 1, max_iter))
+def _n_iter(first_seconds, budget, max_iter, min_iter=1):
+    return int(np.clip(budget / max(first_seconds, 1e-6), min(min_iter, max_iter), max_iter))
 
 
 def _gibbs_lda(K, method):
@@ -78,29 +85,25 @@ def time_ours(X, K, method, n_jobs, budget, max_iter, n_warm=1):
 
     warnings.simplefilter("ignore", ConvergenceWarning)  # short timed fits by design
     run = _model_chain(_gibbs_lda(K, method), X, None, n_jobs, n_warm)
-    n = _n_iter(run(1), budget, max_iter)
+    n = _n_iter(run(1), budget, max_iter, MIN_SWEEPS_PER_CALL)
     seconds = sum(run(n) for _ in range(N_CALLS))
     return int(X.sum()) * n * N_CALLS / seconds, n * N_CALLS
 
 
-def time_one_vs_two_threads(X, K, method, budget, max_iter, n_warm=1):
-    """Rates of one chain on 1 thread and one on 2 threads, their fits
-    alternated (each chain from its own random start), so that a change of
-    machine speed during the run hits both alike."""
-    return model_one_vs_two_threads(_gibbs_lda(K, method), X, None, budget, max_iter, n_warm)
-
-
 def _alternated_rates(chains, n_tokens, budget, max_iter):
     """Token-sweeps per second and timed iterations of each chain of
-    ``{n_jobs: run}`` (``run(n)`` continues a chain by ``n`` sweeps and
-    returns the seconds): one sweep of each to size the timed fits, then
-    ``N_CALLS`` rounds of their fits alternated."""
-    n = _n_iter(sum(run(1) for run in chains.values()), len(chains) * budget, max_iter)
+    ``{name: run}`` (``run(n)`` continues a chain by ``n`` sweeps and
+    returns the seconds; ``n_tokens`` an int, or a dict by name): one sweep
+    of each to size the timed fits, then ``N_CALLS`` rounds of their fits
+    alternated, so that a change of machine speed hits every chain alike."""
+    n = _n_iter(sum(run(1) for run in chains.values()), len(chains) * budget, max_iter,
+                MIN_SWEEPS_PER_CALL)
     seconds = dict.fromkeys(chains, 0.0)
     for _ in range(N_CALLS):
-        for n_jobs, run in chains.items():
-            seconds[n_jobs] += run(n)
-    return {j: (n_tokens * n * N_CALLS / seconds[j], n * N_CALLS) for j in chains}
+        for name, run in chains.items():
+            seconds[name] += run(n)
+    tokens = n_tokens if isinstance(n_tokens, dict) else dict.fromkeys(chains, n_tokens)
+    return {j: (tokens[j] * n * N_CALLS / seconds[j], n * N_CALLS) for j in chains}
 
 
 def _model_chain(make, X, y, n_jobs, n_warm):
@@ -193,16 +196,39 @@ def tomotopy_model(X, vocab, K):
     return mdl
 
 
-def time_tomotopy(X, vocab, K, workers, budget, max_iter, n_warm=1):
+def _tomotopy_chain(X, vocab, K, workers, n_warm):
+    """tomotopy's LDAModel trained ``n_warm`` iterations; returns ``(run,
+    n_tokens)``, ``run(n)`` training ``n`` more and returning the seconds."""
     mdl = tomotopy_model(X, vocab, K)
-    if n_warm > 1:
-        mdl.train(n_warm - 1, workers=workers)
-    t0 = time.perf_counter()
-    mdl.train(1, workers=workers)
-    n = _n_iter(time.perf_counter() - t0, budget, max_iter)
-    t0 = time.perf_counter()
-    mdl.train(n, workers=workers)
-    return mdl.num_words * n / (time.perf_counter() - t0), n
+    mdl.train(n_warm, workers=workers)
+
+    def run(n):
+        t0 = time.perf_counter()
+        mdl.train(n, workers=workers)
+        return time.perf_counter() - t0
+
+    return run, mdl.num_words
+
+
+def time_with_tomotopy(X, vocab, K, budget, max_iter, n_warm):
+    """Rates of GibbsLDA ``auto`` on 1 and 2 threads and tomotopy's LDAModel
+    on 1 and 2 workers, four chains whose timed calls are alternated
+    (:func:`_alternated_rates`): the ratios to tomotopy are taken between
+    calls made side by side."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    warnings.simplefilter("ignore", ConvergenceWarning)  # short timed fits by design
+    chains, tokens = {}, {}
+    for n_jobs in (1, 2):
+        name = "auto" if n_jobs == 1 else "auto x2"
+        chains[name] = _model_chain(_gibbs_lda(K, "auto"), X, None, n_jobs, n_warm)
+        tokens[name] = int(X.sum())
+    for workers in (1, 2):
+        name = "tomotopy" if workers == 1 else "tomotopy x2"
+        chains[name], tokens[name] = _tomotopy_chain(X, vocab, K, workers, n_warm)
+    return _alternated_rates(chains, tokens, budget, max_iter)
 
 
 def time_lda(X, K, budget, max_iter, n_warm=1):
@@ -227,12 +253,10 @@ def memory_child(which, quick, K):
     X, vocab = load_corpus(quick)
     if which == "imports":
         import sklearn_pgtm  # noqa: F401
-    elif which == "ours":
-        time_ours(X, K, "auto", 1, 0.0, 1)
-    elif which == "ours_dense":
-        time_ours(X, K, "dense", 1, 0.0, 1)
+    elif which in ("ours", "ours_dense"):
+        _gibbs_lda(K, "auto" if which == "ours" else "dense")(1).set_params(max_iter=2).fit(X)
     elif which == "tomotopy":
-        time_tomotopy(X, vocab, K, 1, 0.0, 1)
+        _tomotopy_chain(X, vocab, K, 1, 2)
     # VmHWM is the peak RSS of this process image (ru_maxrss would carry the
     # parent's peak over fork/exec on Linux).
     peak = None
@@ -276,11 +300,7 @@ def main(quick=False):
         n_warm = 1 if quick else (2 if K >= 1000 else 3)
         for method in ("dense", "sparse"):
             r[method] = time_ours(X, K, method, 1, budget, max_iter, n_warm)
-        pair = time_one_vs_two_threads(X, K, "auto", budget, max_iter, n_warm)
-        r["auto (paired with x2)"] = pair[1]
-        r["auto x2"] = pair[2]
-        r["tomotopy"] = time_tomotopy(X, vocab, K, 1, budget, max_iter, n_warm)
-        r["tomotopy x2"] = time_tomotopy(X, vocab, K, 2, budget, max_iter, n_warm)
+        r.update(time_with_tomotopy(X, vocab, K, budget, max_iter, n_warm))
         r["lda"] = time_lda(X, K, budget, max_iter, 1 if K >= 1000 else n_warm)
         from sklearn_pgtm._chain import SPARSE_MIN_TOPICS
 
@@ -291,9 +311,9 @@ def main(quick=False):
                          f"{rate / r['lda'][0]:.2f}"])
         summary[K] = {
             "auto": auto,
-            "auto_vs_tomotopy": r["auto (paired with x2)"][0] / tomo,
+            "auto_vs_tomotopy": r["auto"][0] / tomo,
             "dense_vs_tomotopy": r["dense"][0] / tomo,
-            "two_thread_speedup": r["auto x2"][0] / r["auto (paired with x2)"][0],
+            "two_thread_speedup": r["auto x2"][0] / r["auto"][0],
             "tomotopy_two_thread_speedup": r["tomotopy x2"][0] / tomo,
         }
         print(markdown_table(["K", "sampler", "timed iters", "M tok-sweeps/s",
@@ -309,10 +329,12 @@ def main(quick=False):
         "Rates in millions of token-sweeps per second after warm-up iterations from a "
         "random start (3 at K <= 100, 2 at K = 1000 (1 for `lda`), 1 in --quick; "
         "compilation included in the warm-up), timed iterations chosen for about "
-        f"{budget:g} s per sampler, ours in {N_CALLS} calls of `GibbsLDA.fit` continuing a "
+        f"{budget:g} s per call (at least {MIN_SWEEPS_PER_CALL} per call for ours and "
+        f"tomotopy), in {N_CALLS} calls: ours of `GibbsLDA.fit` continuing a "
         "warm-started chain (validation of X and the per-sweep log-likelihood trace "
-        "included). `auto` picks `dense` for K < 300, `sparse` above; it is timed as the "
-        "1-thread member of the 1-/2-thread pair.",
+        "included), tomotopy's of `train`. `auto` picks `dense` for K < 300, `sparse` "
+        "above; `auto`, `auto x2`, `tomotopy` and `tomotopy x2` are four chains whose "
+        "calls alternate (the ratios to tomotopy compare calls made side by side).",
         "",
         markdown_table(["K", "sampler", "timed iters", "M tok-sweeps/s", "vs tomotopy",
                         "vs lda"], rows),

@@ -38,6 +38,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from ._chain import infer_topics
+from ._kernels._counts import transposed_mean
 from ._kernels._likelihood import log_predictive
 from ._kernels._random import dirichlet_rows, document_streams, seed_from
 from ._kernels._sweeps import TokenTopics
@@ -202,8 +203,9 @@ class GibbsRun:
     iteration : int
         Sweeps done (kept across ``warm_start`` fits).
     trace : ChainTrace
-    word_topic_sum : ndarray of shape (n_words, n_topics)
-        Sum of the topic-word counts over the kept sweeps.
+    word_topic_sum : ndarray of shape (n_words, n_topics), int32 or int64
+        Sum of the topic-word counts over the kept sweeps (exact; int64 once
+        int32 could overflow).
     n_kept : int
         Number of kept sweeps in ``word_topic_sum``.
     """
@@ -214,11 +216,22 @@ class GibbsRun:
     trace: ChainTrace = field(default_factory=ChainTrace)
     word_topic_sum: np.ndarray = None
     n_kept: int = 0
+    # The largest corpus frequency of a word: no topic-word count exceeds it.
+    _largest_count: int = field(default=0, repr=False)
 
     def keep_counts(self):
-        """Add the current topic-word counts to the averaged ones."""
+        """Add the current topic-word counts to the summed ones.
+
+        The sum is int32, half of float64's memory (288 MiB against 576 MiB
+        at K = 1000 on all of 20 Newsgroups), until ``n_kept + 1`` times the
+        largest word frequency could exceed int32; then it moves to int64.
+        """
         if self.word_topic_sum is None:
-            self.word_topic_sum = np.zeros(self.chain.word_topic.shape)
+            self.word_topic_sum = np.zeros(self.chain.word_topic.shape, dtype=np.int32)
+            self._largest_count = int(np.bincount(self.chain.tokens.word_ids, minlength=1).max())
+        if (self.word_topic_sum.dtype == np.int32
+                and (self.n_kept + 1) * self._largest_count > np.iinfo(np.int32).max):
+            self.word_topic_sum = self.word_topic_sum.astype(np.int64)
         self.word_topic_sum += self.chain.word_topic
         self.n_kept += 1
 
@@ -226,12 +239,17 @@ class GibbsRun:
         """Fraction of the tokens in each topic."""
         return self.chain.topic_total / max(self.chain.n_tokens, 1)
 
-    def mean_counts(self):
-        """Topic-word counts averaged over the kept sweeps (the last sweep's
-        counts if none was kept), as (n_topics, n_words)."""
-        if self.n_kept == 0:
-            return self.chain.word_topic.T.astype(np.float64)
-        return (self.word_topic_sum / self.n_kept).T
+    def components(self, topic_word_prior):
+        """``components_``: the topic-word counts averaged over the kept sweeps
+        (the last sweep's counts if none was kept) plus ``topic_word_prior``
+        (a float or an (n_topics, n_words) array), as a new C-ordered
+        (n_topics, n_words) float64 array."""
+        counts, n = ((self.chain.word_topic, 1) if self.n_kept == 0
+                     else (self.word_topic_sum, self.n_kept))
+        out = np.empty(counts.shape[::-1])
+        transposed_mean(counts, n, out)
+        out += topic_word_prior
+        return out
 
 
 def trend_z_score(values):

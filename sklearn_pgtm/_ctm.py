@@ -426,7 +426,7 @@ class CorrelatedTopicModel(GibbsTopicModel):
 
     def _finish(self, run):
         self._finish_priors(run)
-        self.components_ = run.mean_counts() + self.topic_word_prior_
+        self.components_ = run.components(self.topic_word_prior_)
         n = max(run.n_moments, 1)
         self.mean_ = run.mu_sum / n if run.n_moments else run.mu.copy()
         self.covariance_ = run.sigma_sum / n if run.n_moments else run.sigma.copy()

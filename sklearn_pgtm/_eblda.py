@@ -605,8 +605,8 @@ class EmpiricalBayesLDA(GibbsLDA):
                                  if tuners else float("nan"))
         self.hmc_step_size_ = float(tuners[0].step) if tuners else float("nan")
         components = np.empty((self.n_components, run.chain.n_words))
-        components[run.h_chains[0].perm] = run.mean_counts()
-        self.components_ = components + self.topic_word_prior_
+        components[run.h_chains[0].perm] = run.components(self.topic_word_prior_)
+        self.components_ = components
 
     def _alpha_vector(self):
         return np.broadcast_to(np.asarray(self.doc_topic_prior_, dtype=np.float64),

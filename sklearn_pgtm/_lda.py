@@ -254,4 +254,4 @@ class GibbsLDA(DirichletTopicModel):
 
     def _finish(self, run):
         self._finish_priors(run)
-        self.components_ = run.mean_counts() + self.topic_word_prior_
+        self.components_ = run.components(self.topic_word_prior_)

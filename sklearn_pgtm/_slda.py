@@ -527,7 +527,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
     def _finish(self, run):
         if isinstance(run, _SoftmaxRun):
             self._finish_priors(run)
-            self.components_ = run.mean_counts() + self.topic_word_prior_
+            self.components_ = run.components(self.topic_word_prior_)
             self.last_coef_ = run.eta.copy()
             self.coef_ = (run.eta_sum / run.n_eta if self.prediction == "average" and run.n_eta
                           else run.eta.copy())
@@ -540,7 +540,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         alphas, betas = (np.array(v) for v in zip(*priors))
         self.doc_topic_prior_ = float(alphas[0]) if len(runs) == 1 else alphas
         self.topic_word_prior_ = float(betas[0]) if len(runs) == 1 else betas
-        self.components_ = np.vstack([r.mean_counts() + b for r, b in zip(runs, betas)])
+        self.components_ = np.vstack([r.components(b) for r, b in zip(runs, betas)])
         self.last_coef_ = np.vstack([r.eta for r in runs])
         if self.prediction == "average":
             self.coef_ = np.vstack([r.eta_sum / r.n_eta if r.n_eta else r.eta for r in runs])

@@ -108,3 +108,51 @@ def test_trend_warning_needs_a_material_rise():
         warnings.simplefilter("error", ConvergenceWarning)
         warn_if_trending(trace, "M", n_tokens=100_000)
         warn_if_trending(-trace, "M", n_tokens=100)   # falling: never a warning
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 130), (200, 7), (129, 65)])
+def test_transposed_mean_is_numpys(shape, dtype):
+    from sklearn_pgtm._kernels._counts import transposed_mean
+
+    total = np.random.default_rng(0).integers(0, 1000, size=shape).astype(dtype)
+    out = np.empty(shape[::-1])
+    transposed_mean(total, 7, out)
+    np.testing.assert_array_equal(out, (total / 7).T)  # bit for bit
+
+
+def _small_run():
+    from sklearn_pgtm._base import GibbsRun
+    from sklearn_pgtm._chain import TopicChain
+
+    X = check_counts(_Dummy(), sp.csr_matrix(np.array([[0, 5, 1], [2, 0, 1], [3, 3, 0]])),
+                     reset=True)
+    doc_ptr, word_ids = to_tokens(X)
+    return GibbsRun(TopicChain.random(doc_ptr, word_ids, 4, 3, 0), None)
+
+
+def test_components_average_the_kept_counts_and_add_the_prior():
+    run = _small_run()
+    np.testing.assert_array_equal(run.components(0.5), run.chain.word_topic.T + 0.5)
+    kept = []
+    for seed in range(3):
+        run.chain.word_topic[:] = np.random.default_rng(seed).integers(0, 4, size=(3, 4))
+        kept.append(run.chain.word_topic.copy())
+        run.keep_counts()
+    prior = np.arange(12.0).reshape(4, 3)  # an (n_topics, n_words) prior
+    out = run.components(prior)
+    assert out.flags.c_contiguous and out.dtype == np.float64
+    np.testing.assert_allclose(out, np.mean(kept, axis=0).T + prior, rtol=1e-15)
+
+
+def test_kept_counts_move_to_int64_before_int32_could_overflow():
+    run = _small_run()
+    run.keep_counts()
+    assert run.word_topic_sum.dtype == np.int32
+    largest = int(np.bincount(run.chain.tokens.word_ids).max())
+    # Pretend many sweeps were kept: one more could pass int32's maximum.
+    run.n_kept = np.iinfo(np.int32).max // largest
+    before = run.word_topic_sum.copy()
+    run.keep_counts()
+    assert run.word_topic_sum.dtype == np.int64
+    np.testing.assert_array_equal(run.word_topic_sum, before + run.chain.word_topic)

@@ -1,0 +1,27 @@
+"""Operations on a chain's count matrices outside the sweeps."""
+
+from numba import njit
+
+from ._config import CACHE
+
+# Side of the square tiles of :func:`transposed_mean`: two 64 x 64 tiles of
+# float64 (64 KiB) stay in a core's L2 cache.
+_TILE = 64
+
+
+@njit(cache=CACHE, nogil=True)
+def transposed_mean(total, n, out):
+    """``out[k, v] = total[v, k] / n``: the word-major sum of ``n`` sweeps'
+    topic-word counts as a topic-major mean (``components_``'s layout).
+
+    Tile by tile, so that neither array is walked across its rows: at
+    K = 1000 on all of 20 Newsgroups (V = 75,565) numpy's ``(total / n).T``
+    followed by a copy took 2.2 s, about one sweep.
+    """
+    n_rows, n_cols = total.shape
+    for r0 in range(0, n_rows, _TILE):
+        r1 = min(r0 + _TILE, n_rows)
+        for c0 in range(0, n_cols, _TILE):
+            for c in range(c0, min(c0 + _TILE, n_cols)):
+                for r in range(r0, r1):
+                    out[c, r] = total[r, c] / n
