@@ -587,6 +587,8 @@ def _sweep_tokens(tokens, docs, words, response, states, block, coef, response_b
             response_weights(response, d, old, response_base, response_w)
             u = uniform(state) * _weight_total(coef, words, response, response_w, w, n_topics)
             acc = 0.0
+            # Two loops: one loop reading ``order[j] if ordered else j`` ran
+            # 10-17 % slower at K = 20 (not unswitched by the compiler).
             if ordered:
                 new = order[n_topics - 1]
                 for j in range(n_topics):
