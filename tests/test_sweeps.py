@@ -356,3 +356,18 @@ def test_more_threads_than_words_or_documents():
             chain = _corpus(n_docs=n_docs, n_words=V, n_topics=3, seed=3)
             _sweep(chain, kind, 4)
             _assert_counts_exact(chain)
+
+
+@pytest.mark.parametrize("n_present", [0, 1, 5, 64, 65, 200])
+def test_count_order_is_decreasing_count_then_topic_order(n_present):
+    from sklearn_pgtm._kernels._sweeps import _count_order
+
+    rng = np.random.default_rng(n_present)
+    counts = np.zeros(300, dtype=np.int32)
+    counts[rng.choice(300, n_present, replace=False)] = rng.integers(1, 6, n_present)
+    out = np.empty(300, dtype=np.int64)
+    _count_order(counts, out)
+    assert sorted(out) == list(range(300))
+    assert np.all(np.diff(counts[out]) <= 0)
+    if n_present <= 64:  # by insertion: ties and absent topics in topic order
+        np.testing.assert_array_equal(out, np.argsort(-counts, kind="stable"))

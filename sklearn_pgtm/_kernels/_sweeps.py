@@ -68,9 +68,9 @@ from ._random import categorical, search_cumulative, uniform
 
 # From this many topics on, the search for the new topic visits topics in
 # decreasing order of the document's factor: it then usually stops within the
-# document's few main topics instead of after K / 2 topics (worth an argsort
-# per document; benchmarks/throughput.py). Any fixed order samples the same
-# conditional.
+# document's few main topics instead of after K / 2 topics (worth sorting
+# each document's topics, :func:`search_order`; benchmarks/throughput.py).
+# Any fixed order samples the same conditional.
 ORDERED_MIN_TOPICS = 50
 
 # Upper end of the word range that selects every word.
@@ -143,6 +143,54 @@ def _search_keys(docs, doc_topic):
         return lambda docs, doc_topic: doc_topic
     if _is(docs, DocWeights):
         return lambda docs, doc_topic: docs.weights
+
+
+# A document with at most this many topics present gets its search order by
+# insertion (:func:`_count_order`), one with more by np.argsort.
+_INSERTION_MAX_TOPICS = 64
+
+
+def search_order(docs, key_row, out):
+    """Fill ``out`` with the topics in decreasing order of ``key_row`` (a
+    row of :func:`search_keys`): the document's search order."""
+
+
+@njit(cache=CACHE, nogil=True)
+def _count_order(counts, out):
+    """The topics present (``counts > 0``) by decreasing count, sorted by
+    insertion, then the absent ones in topic order; np.argsort for a
+    document with more than ``_INSERTION_MAX_TOPICS`` topics present. On
+    all of 20 Newsgroups at K = 100 (median 18 topics present, at most 64)
+    the orders of a sweep took 15 ms against 47 ms for np.argsort of every
+    row, whose sweep takes about 400 ms."""
+    n_topics = counts.shape[0]
+    n = 0
+    for k in range(n_topics):
+        c = counts[k]
+        if c > 0:
+            if n == _INSERTION_MAX_TOPICS:
+                out[:] = np.argsort(-counts)
+                return
+            i = n
+            while i > 0 and counts[out[i - 1]] < c:
+                out[i] = out[i - 1]
+                i -= 1
+            out[i] = k
+            n += 1
+    for k in range(n_topics):
+        if counts[k] == 0:
+            out[n] = k
+            n += 1
+
+
+@overload(search_order)
+def _search_order(docs, key_row, out):
+    if _is(docs, DocPrior):
+        return lambda docs, key_row, out: _count_order(key_row, out)
+    if _is(docs, DocWeights):
+        def impl(docs, key_row, out):
+            out[:] = np.argsort(-key_row)
+        return impl
 
 
 def topic_scale(words, k):
@@ -526,7 +574,7 @@ def _sweep_block(tokens, docs, words, response, states, block):
         stop = min(start + _ORDER_CHUNK, doc_hi)
         if ordered:
             for d in range(start, stop):
-                orders[d - start] = np.argsort(-keys[d])
+                search_order(docs, keys[d], orders[d - start])
         _sweep_tokens(tokens, docs, words, response, states, (start, stop, w_lo, w_hi),
                       coef, response_base, response_w, orders)
 
