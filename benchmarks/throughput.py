@@ -79,11 +79,6 @@ def _gibbs_lda(K, method):
 
 
 def time_ours(X, K, method, n_jobs, budget, max_iter, n_warm=1):
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
-    warnings.simplefilter("ignore", ConvergenceWarning)  # short timed fits by design
     run = _model_chain(_gibbs_lda(K, method), X, None, n_jobs, n_warm)
     n = _n_iter(run(1), budget, max_iter, MIN_SWEEPS_PER_CALL)
     seconds = sum(run(n) for _ in range(N_CALLS))
@@ -110,6 +105,11 @@ def _model_chain(make, X, y, n_jobs, n_warm):
     """``make(n_jobs)`` (a warm-startable estimator) fitted for ``n_warm``
     sweeps; returns ``run(n)``, which continues it by ``n`` sweeps and
     returns the seconds they took."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    warnings.simplefilter("ignore", ConvergenceWarning)  # short timed fits by design
     model = make(n_jobs).set_params(max_iter=n_warm, warm_start=True, random_state=0)
     model.fit(X, y)
 
@@ -124,11 +124,6 @@ def _model_chain(make, X, y, n_jobs, n_warm):
 
 def model_one_vs_two_threads(make, X, y, budget, max_iter, n_warm=3):
     """Rates of ``make(1)`` and ``make(2)`` (as :func:`_alternated_rates`)."""
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
-    warnings.simplefilter("ignore", ConvergenceWarning)
     chains = {n_jobs: _model_chain(make, X, y, n_jobs, n_warm) for n_jobs in (1, 2)}
     return _alternated_rates(chains, int(X.sum()), budget, max_iter)
 
@@ -215,11 +210,6 @@ def time_with_tomotopy(X, vocab, K, budget, max_iter, n_warm):
     on 1 and 2 workers, four chains whose timed calls are alternated
     (:func:`_alternated_rates`): the ratios to tomotopy are taken between
     calls made side by side."""
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
-    warnings.simplefilter("ignore", ConvergenceWarning)  # short timed fits by design
     chains, tokens = {}, {}
     for n_jobs in (1, 2):
         name = "auto" if n_jobs == 1 else "auto x2"

@@ -216,8 +216,6 @@ class GibbsRun:
     trace: ChainTrace = field(default_factory=ChainTrace)
     word_topic_sum: np.ndarray = None
     n_kept: int = 0
-    # The largest corpus frequency of a word: no topic-word count exceeds it.
-    _largest_count: int = field(default=0, repr=False)
 
     def keep_counts(self):
         """Add the current topic-word counts to the summed ones.
@@ -228,9 +226,9 @@ class GibbsRun:
         """
         if self.word_topic_sum is None:
             self.word_topic_sum = np.zeros(self.chain.word_topic.shape, dtype=np.int32)
-            self._largest_count = int(np.bincount(self.chain.tokens.word_ids, minlength=1).max())
+        largest = int(self.chain.word_frequencies.max(initial=0))
         if (self.word_topic_sum.dtype == np.int32
-                and (self.n_kept + 1) * self._largest_count > np.iinfo(np.int32).max):
+                and (self.n_kept + 1) * largest > np.iinfo(np.int32).max):
             self.word_topic_sum = self.word_topic_sum.astype(np.int64)
         self.word_topic_sum += self.chain.word_topic
         self.n_kept += 1

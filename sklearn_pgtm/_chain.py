@@ -22,6 +22,7 @@ with one thread the sweep is exactly the serial one.
 
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from sklearn.decomposition import NMF
@@ -175,6 +176,12 @@ class TopicChain:
     def doc_lengths(self):
         return np.diff(self.tokens.doc_ptr)
 
+    @cached_property
+    def word_frequencies(self):
+        """Corpus frequency of each word (fixed for the chain): no topic-word
+        count can exceed its word's."""
+        return np.bincount(self.tokens.word_ids, minlength=self.n_words)
+
     # ------------------------------------------------------------- sweeps
     def sweep_lda(self, alpha, beta, n_jobs=None, method="auto"):
         """One LDA sweep (``alpha`` a float64 vector, ``beta`` a float or a
@@ -241,8 +248,7 @@ class TopicChain:
         cuts = self._word_cuts.get(n_parts)
         if cuts is None:
             cumulative = np.zeros(self.n_words + 1, dtype=np.int64)
-            np.cumsum(np.bincount(self.tokens.word_ids, minlength=self.n_words),
-                      out=cumulative[1:])
+            np.cumsum(self.word_frequencies, out=cumulative[1:])
             cuts = self._word_cuts[n_parts] = balanced_cuts(cumulative, n_parts)
         return cuts
 

@@ -299,7 +299,7 @@ class DirichletPriors:
     def _count(self, chain):
         """Histograms of the chain's counts, rebuilt once per sweep."""
         if self.hist is None:
-            largest_word = int(np.bincount(chain.tokens.word_ids, minlength=1).max())
+            largest_word = int(chain.word_frequencies.max(initial=0))
             self.hist = empty_histograms(chain.doc_lengths, chain.n_topics, largest_word)
         if self._hist_sweep != chain.n_sweeps:
             count_histograms(chain.tokens.doc_topic, chain.word_topic, self.hist)
