@@ -33,6 +33,7 @@ from ._kernels._random import make_streams
 from ._kernels._sweeps import (
     ALL_WORDS,
     TokenTopics,
+    fill_word_topic_lists,
     initialize_topics,
     initialize_topics_from_factors,
     sample_fixed_topics,
@@ -104,6 +105,7 @@ class TopicChain:
     states: np.ndarray
     n_sweeps: int = 0
     _word_cuts: dict = field(default_factory=dict, repr=False)
+    _word_lists: tuple = field(default=None, repr=False)
 
     @classmethod
     def random(cls, doc_ptr, word_ids, n_topics, n_words, seed, beta=None):
@@ -190,7 +192,7 @@ class TopicChain:
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
         beta = topic_word_prior_array(beta)
         if np.ndim(beta) == 0 and resolve_lda_method(method, self.n_topics) == "sparse":
-            lists = word_topic_lists(self.word_topic)
+            lists = self._current_word_lists(n_jobs)
             self._partitioned(n_jobs, lambda total, block: sample_lda_sparse(
                 self.tokens, self.word_topic, total, alpha, beta, self.states, block, lists))
         else:
@@ -241,6 +243,21 @@ class TopicChain:
             # Each thread saw its own changes of the totals only (the shared
             # totals are untouched during the sub-round): add them up.
             self.topic_total += sum(total - self.topic_total for total in totals)
+
+    def _current_word_lists(self, n_jobs):
+        """SparseLDA's nonzero-topic lists of the current counts, refilled
+        before every sparse sweep (other steps of a fit may change the counts
+        between sweeps: EmpiricalBayesLDA permutes topics, a dense sweep does
+        not keep the lists) by slices of the vocabulary on ``n_jobs`` threads
+        (their offsets depend only on the word frequencies: computed once)."""
+        if self._word_lists is None:
+            self._word_lists = word_topic_lists(self.word_topic, self.word_frequencies)
+        else:
+            cuts = self._vocabulary_cuts(effective_n_jobs(n_jobs, min(self.n_docs,
+                                                                     self.n_words)))
+            map_ranges(lambda lo, hi: fill_word_topic_lists(self.word_topic, self._word_lists,
+                                                            lo, hi), cuts)
+        return self._word_lists
 
     def _vocabulary_cuts(self, n_parts):
         """Slices of the vocabulary of about equal token counts (computed once

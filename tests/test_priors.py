@@ -104,6 +104,23 @@ def test_histograms_and_log_joint_match_direct_sums():
                                    word_ref, rtol=1e-10)
 
 
+def test_histograms_of_many_topics_match_numpy():
+    # 37 topics, every one of them checked (the test above checks three).
+    doc_topic, word_topic = _random_counts(3, n_docs=50, n_words=40, n_topics=37)
+    doc_topic[7] = 0
+    hist = _histograms(doc_topic, word_topic)
+    for t in range(37):
+        column = doc_topic[:, t]
+        values, counts = np.unique(column[column > 0], return_counts=True)
+        lo, hi = hist.doc_ptr[t], hist.doc_ptr[t + 1]
+        np.testing.assert_array_equal(hist.doc_values[lo:hi], values)
+        np.testing.assert_array_equal(hist.doc_counts[lo:hi], counts)
+    top = word_topic.max()
+    np.testing.assert_array_equal(hist.word_counts[1:top + 1],
+                                  np.bincount(word_topic.ravel(), minlength=top + 1)[1:])
+    assert hist.word_top[0] == top
+
+
 def test_histogram_memory_does_not_grow_with_the_longest_document():
     # One 10^6-token document, K = 200: the histograms hold the distinct
     # values, not K x (longest document + 1) bins.

@@ -142,7 +142,7 @@ def test_entry_point_samples_the_exact_conditional(mode, K):
                 sample_lda(one, wt, tt, alpha, beta, states, block)
             elif mode == "sparse":
                 sample_lda_sparse(one, wt, tt, alpha, beta, states, block,
-                                  word_topic_lists(wt))
+                                  word_topic_lists(wt, wt.sum(axis=1)))
             elif mode == "supervised":
                 response = BinaryResponse(eta, a[d:d + 1], b[d:d + 1], disc[d:d + 1])
                 sample_supervised(one, wt, tt, alpha, beta, response, states, block)
@@ -311,6 +311,29 @@ def test_vocabulary_cuts_belong_to_their_chain():
     b = other._vocabulary_cuts(2)
     assert a[1] == 1 and not np.array_equal(a, b)
     assert skewed._vocabulary_cuts(2) is a
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_word_lists_are_refilled_from_the_current_counts(n_jobs):
+    # The chain keeps SparseLDA's lists between sweeps and refills them by
+    # word slices before each sparse sweep: after dense sweeps and a
+    # permutation of the topics (as EmpiricalBayesLDA's alignment does), the
+    # lists hold exactly the nonzero topics of every word.
+    chain = _corpus(n_docs=30, n_words=25, n_topics=12, seed=4, min_len=1, max_len=30)
+    alpha = np.full(12, 0.1)
+    chain.sweep_lda(alpha, 0.05, n_jobs=n_jobs, method="sparse")
+    for _ in range(2):
+        chain.sweep_lda(alpha, 0.05, n_jobs=n_jobs, method="dense")
+    perm = np.random.default_rng(0).permutation(12)
+    chain.word_topic[:] = chain.word_topic[:, perm]
+    chain.topic_total[:] = chain.topic_total[perm]
+    kept = chain._word_lists
+    ptr, lists, length = chain._current_word_lists(n_jobs)
+    assert lists is kept[1]
+    for w in range(chain.n_words):
+        np.testing.assert_array_equal(lists[ptr[w]:ptr[w] + length[w]],
+                                      np.flatnonzero(chain.word_topic[w] > 0))
+        assert ptr[w + 1] - ptr[w] == min(12, chain.word_frequencies[w])
 
 
 def test_fixed_topic_inference_does_not_depend_on_n_jobs():

@@ -730,31 +730,35 @@ def sample_fixed_topics_weighted(tokens, phi, weights, states, block):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=CACHE, nogil=True)
-def word_topic_lists(word_topic):
+def word_topic_lists(word_topic, word_frequencies):
     """Nonzero-topic lists of every word for :func:`sample_lda_sparse`.
 
     Returns ``(ptr, lists, length)``: the topics of word ``w`` with a positive
     count are ``lists[ptr[w]:ptr[w] + length[w]]``; a word's capacity is
-    ``min(K, its frequency)``.
+    ``min(K, word_frequencies[w])`` (its corpus frequency, the sum of its row
+    of ``word_topic``). :func:`fill_word_topic_lists` refills them.
     """
     n_words, n_topics = word_topic.shape
     ptr = np.zeros(n_words + 1, dtype=np.int64)
-    for w in range(n_words):
-        freq = 0
-        for k in range(n_topics):
-            freq += word_topic[w, k]
-        ptr[w + 1] = ptr[w] + min(freq, n_topics)
-    lists = np.empty(max(ptr[n_words], 1), dtype=np.int32)
+    np.cumsum(np.minimum(word_frequencies, n_topics), out=ptr[1:])
+    lists = np.empty(max(int(ptr[-1]), 1), dtype=np.int32)
     length = np.zeros(n_words, dtype=np.int64)
-    for w in range(n_words):
+    fill_word_topic_lists(word_topic, (ptr, lists, length), 0, n_words)
+    return ptr, lists, length
+
+
+@njit(cache=CACHE, nogil=True)
+def fill_word_topic_lists(word_topic, word_lists, lo, hi):
+    """Write the nonzero topics of words ``lo:hi`` into ``word_lists`` (from
+    :func:`word_topic_lists`; one pass over their rows of ``word_topic``)."""
+    ptr, lists, length = word_lists
+    for w in range(lo, hi):
         n = 0
-        for k in range(n_topics):
+        for k in range(word_topic.shape[1]):
             if word_topic[w, k] > 0:
                 lists[ptr[w] + n] = k
                 n += 1
         length[w] = n
-    return ptr, lists, length
 
 
 @njit(cache=CACHE, nogil=True)
