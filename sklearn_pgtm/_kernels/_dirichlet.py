@@ -156,8 +156,8 @@ def gamma_draw(state, shape, rate):
 @njit(cache=CACHE, nogil=True)
 def count_histograms(doc_topic, word_topic, hist):
     """Fill ``hist`` (a :class:`CountHistograms`) from the count matrices
-    (both sides in this thread; :meth:`~sklearn_pgtm._priors.DirichletPriors`
-    runs the two sides, and slices of the word side, on several threads)."""
+    in this thread (a threaded fit runs the document side and slices of the
+    word side on its threads: ``sklearn_pgtm._priors._count_histograms``)."""
     count_doc_histograms(doc_topic, hist)
     clear_word_histogram(hist)
     hist.word_top[0] = count_word_histogram(word_topic, 0, word_topic.shape[0],
