@@ -23,12 +23,14 @@ from scipy.optimize import minimize
 from scipy.special import gammaln, logsumexp
 
 from ._kernels._dirichlet import (
-    alpha_augmentation,
+    alpha_rate,
+    alpha_shapes,
     beta_augmentation,
     clear_word_histogram,
     count_doc_histograms,
     count_histograms,
     count_word_histogram,
+    doc_length_log_q,
     empty_histograms,
     gamma_draw,
     log_doc_joint,
@@ -147,6 +149,23 @@ def check_prior(value, name):
     return value
 
 
+class _Done:
+    """A result computed in the calling thread, read like a pool's future."""
+
+    def __init__(self, value):
+        self._value = value
+
+    def result(self):
+        return self._value
+
+
+# From this many topic-word cells on, a threaded fit counts the histograms on
+# its threads. All of 20 Newsgroups, two threads against one (ms per call,
+# side measurement): 1.5 M cells (K = 20) 5.2-5.7 against 5.2, 7.6 M (K =
+# 100) 10-11 against 18, 22.7 M (K = 300) 27-30 against 41-44.
+_THREADED_HISTOGRAM_CELLS = 2**22
+
+
 def _count_histograms(chain, hist):
     """Fill ``hist`` from ``chain``'s counts on as many threads as its last
     sweep used: the document side on one, the word side cut into slices of
@@ -156,7 +175,7 @@ def _count_histograms(chain, hist):
     ms, a sweep about 0.9 s."""
     n_threads = chain.n_threads
     doc_topic, word_topic = chain.tokens.doc_topic, chain.word_topic
-    if n_threads == 1:
+    if n_threads == 1 or word_topic.size < _THREADED_HISTOGRAM_CELLS:
         count_histograms(doc_topic, word_topic, hist)
         return
     clear_word_histogram(hist)
@@ -251,15 +270,35 @@ class DirichletPriors:
         """
         self._count(chain)
         a, b = self.hyperprior
+        # Three families of auxiliaries, each from its own stream: on a
+        # threaded fit one pool thread draws the Q_d and the word side while
+        # this one draws the I_dt (the same draws as one after the other;
+        # 6.2 -> 3.9 ms per sweep for the binary supervised model on
+        # the 20 Newsgroups training messages, K = 20).
+        def others():
+            # On copies of the streams: the three share a cache line, which
+            # two threads writing it would pass back and forth at every draw.
+            q_state, word_state = self.states[0].copy(), self.states[2].copy()
+            log_q = (doc_length_log_q(self.alpha, self.hist, q_state)
+                     if self.estimate_alpha else None)
+            word_side = (beta_augmentation(self.beta, self.hist, chain.topic_total,
+                                           self.n_words, a, b, word_state)
+                         if self.estimate_beta else None)
+            self.states[0], self.states[2] = q_state, word_state
+            return log_q, word_side
+
+        pending = thread_pool(2).submit(others) if chain.n_threads > 1 else _Done(others())
         shapes, rates = [], []
         if self.estimate_alpha:
-            rate = alpha_augmentation(self.alpha, self.symmetric_alpha, self.hist, a, b,
-                                      self.states[:2], self._alpha_shape)
+            alpha_shapes(self.alpha, self.symmetric_alpha, self.hist, a, self.states[1],
+                         self._alpha_shape)
+        log_q, word_side = pending.result()
+        if self.estimate_alpha:
+            rate = alpha_rate(self.alpha, self.symmetric_alpha, b, log_q)
             shapes.extend(self._alpha_shape)
             rates.extend([rate] * self._alpha_shape.shape[0])
         if self.estimate_beta:
-            shape, rate = beta_augmentation(self.beta, self.hist, chain.topic_total,
-                                            self.n_words, a, b, self.states[2])
+            shape, rate = word_side
             shapes.append(shape)
             rates.append(rate)
         return np.array(shapes), np.array(rates)

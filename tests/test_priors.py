@@ -17,11 +17,13 @@ from scipy.special import gammaln
 from sklearn_pgtm._base import to_tokens
 from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._kernels._dirichlet import (
-    alpha_augmentation,
+    alpha_rate,
+    alpha_shapes,
     beta_augmentation,
     binomial,
     count_histograms,
     digamma,
+    doc_length_log_q,
     empty_histograms,
     gamma_draw,
     hmc_update,
@@ -30,6 +32,7 @@ from sklearn_pgtm._kernels._dirichlet import (
     log_word_joint,
 )
 from sklearn_pgtm._kernels._random import make_streams
+from sklearn_pgtm import _priors as priors_module
 from sklearn_pgtm._priors import DirichletPriors, RaoBlackwellDensity, check_prior
 
 from _corpora import lda_corpus
@@ -124,15 +127,18 @@ def test_histograms_of_many_topics_match_numpy():
 
 
 @pytest.mark.parametrize("n_threads", [2, 3, 4])
-def test_histograms_on_several_threads_equal_one_thread(n_threads):
+def test_histograms_and_augmentation_on_several_threads_equal_one_thread(n_threads,
+                                                                         monkeypatch):
     # The priors count the histograms on the threads of the chain's last
-    # sweep (document side on one, word slices on the others).
+    # sweep (document side on one, word slices on the others; here whatever
+    # the size of the counts).
+    monkeypatch.setattr(priors_module, "_THREADED_HISTOGRAM_CELLS", 0)
     X, _ = lda_corpus(60, 50, 7, 40, 0.2, 0.1, seed=5)
     doc_ptr, word_ids = to_tokens(sp.csr_matrix(X))
     chain = TopicChain.random(doc_ptr, word_ids, 7, X.shape[1], 0)
     alpha = np.full(7, 0.2)
-    serial = DirichletPriors.for_chain(chain, 0.2, 0.1, 0)
-    threaded = DirichletPriors.for_chain(chain, 0.2, 0.1, 0)
+    serial = DirichletPriors.for_chain(chain, "auto", "auto", 0)
+    threaded = DirichletPriors.for_chain(chain, "auto", "auto", 0)
     for _ in range(2):
         chain.sweep_lda(alpha, 0.1, n_jobs=1)
         chain.n_threads = 1
@@ -142,6 +148,12 @@ def test_histograms_on_several_threads_equal_one_thread(n_threads):
         for name in one._fields:
             np.testing.assert_array_equal(getattr(several, name), getattr(one, name),
                                           err_msg=name)
+        # The augmentation's three families of draws run side by side too.
+        chain.n_threads = 1
+        expected = serial.conditionals(chain)
+        chain.n_threads = n_threads
+        for got, want in zip(threaded.conditionals(chain), expected):
+            np.testing.assert_array_equal(got, want)
 
 
 def test_histogram_memory_does_not_grow_with_the_longest_document():
@@ -203,7 +215,8 @@ def test_h_update_targets_conditional_posterior(sampler):
     inv_mass = np.ones(2)
     for it in range(6000):
         if sampler == "augmentation":
-            rate = alpha_augmentation(alpha, True, hist, a, b, states[:2], shape_buf)
+            alpha_shapes(alpha, True, hist, a, states[1], shape_buf)
+            rate = alpha_rate(alpha, True, b, doc_length_log_q(alpha, hist, states[0]))
             b_shape, b_rate = beta_augmentation(beta, hist, topic_total, 20, a, b, states[2])
             alpha[:] = gamma_draw(states[3], shape_buf[0], rate)
             beta = gamma_draw(states[3], b_shape, b_rate)

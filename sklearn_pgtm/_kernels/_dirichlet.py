@@ -249,32 +249,42 @@ def _word_survival_binomials(state, hist, x):
 
 
 @njit(cache=CACHE, nogil=True)
-def alpha_augmentation(alpha, symmetric, hist, prior_shape, prior_rate, states, shape_out):
-    """Auxiliaries of the document side given (z, alpha); returns the rate.
-
-    The full conditional of ``alpha_t`` is ``Gamma(shape_out[t], rate)``
-    (one shape when ``symmetric``: ``alpha`` holds K equal values and the
-    conditional is that of their common value). ``states`` has two rows
-    (Q_d draws, I_dt draws).
-    """
-    n_topics = alpha.shape[0]
+def doc_length_log_q(alpha, hist, state):
+    """``sum_d log Q_d`` with ``Q_d ~ Beta(sum alpha, n_d)``, one per
+    nonempty document (drawn grouped by length): with :func:`alpha_shapes`
+    (the I_dt, from another stream) and :func:`alpha_rate`, the auxiliaries
+    of the document side given (z, alpha). The full conditional of
+    ``alpha_t`` is then ``Gamma(shape_out[t], rate)`` (one shape when alpha
+    is symmetric: K equal values whose common value has that conditional)."""
     alpha_sum = 0.0
-    for t in range(n_topics):
+    for t in range(alpha.shape[0]):
         alpha_sum += alpha[t]
-    # Q_d ~ Beta(sum alpha, n_d), one per document: grouped by length.
     sum_log_q = 0.0
     for i in range(hist.len_values.shape[0]):
         for _ in range(int(hist.len_counts[i])):
-            sum_log_q += log_beta_variate(states[0], alpha_sum, hist.len_values[i])
+            sum_log_q += log_beta_variate(state, alpha_sum, hist.len_values[i])
+    return sum_log_q
+
+
+@njit(cache=CACHE, nogil=True)
+def alpha_shapes(alpha, symmetric, hist, prior_shape, state, shape_out):
+    """Shapes of alpha's Gamma conditionals: ``prior_shape + sum_d I_dt``
+    per topic (summed over topics when ``symmetric``, into ``shape_out[0]``)."""
     if symmetric:
         count = 0
-        for t in range(n_topics):
-            count += _doc_survival_binomials(states[1], hist, t, alpha[t])
+        for t in range(alpha.shape[0]):
+            count += _doc_survival_binomials(state, hist, t, alpha[t])
         shape_out[0] = prior_shape + count
-        return prior_rate - n_topics * sum_log_q
-    for t in range(n_topics):
-        shape_out[t] = prior_shape + _doc_survival_binomials(states[1], hist, t, alpha[t])
-    return prior_rate - sum_log_q
+        return
+    for t in range(alpha.shape[0]):
+        shape_out[t] = prior_shape + _doc_survival_binomials(state, hist, t, alpha[t])
+
+
+@njit(cache=CACHE, nogil=True)
+def alpha_rate(alpha, symmetric, prior_rate, sum_log_q):
+    """Rate of alpha's Gamma conditionals given ``sum_d log Q_d`` (a
+    symmetric alpha stands for K equal components)."""
+    return prior_rate - (alpha.shape[0] if symmetric else 1) * sum_log_q
 
 
 @njit(cache=CACHE, nogil=True)
