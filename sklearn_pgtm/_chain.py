@@ -98,8 +98,9 @@ class TopicChain:
     n_sweeps : int
         Sweeps done so far.
     n_threads : int
-        Threads of the last sweep (the priors' histograms of the counts use
-        as many).
+        Threads of the last sweep (the priors' histograms and update and the
+        sum of the kept counts use as many; their results do not depend on
+        it).
     """
 
     tokens: TokenTopics
