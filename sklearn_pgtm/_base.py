@@ -226,9 +226,9 @@ class GibbsRun:
         """
         if self.word_topic_sum is None:
             self.word_topic_sum = np.zeros(self.chain.word_topic.shape, dtype=np.int32)
-        largest = int(self.chain.word_frequencies.max(initial=0))
         if (self.word_topic_sum.dtype == np.int32
-                and (self.n_kept + 1) * largest > np.iinfo(np.int32).max):
+                and (self.n_kept + 1) * self.chain.largest_word_frequency
+                > np.iinfo(np.int32).max):
             self.word_topic_sum = self.word_topic_sum.astype(np.int64)
         total, counts = self.word_topic_sum, self.chain.word_topic
         # On the chain's threads, by slices of words (numpy releases the GIL).

@@ -189,6 +189,11 @@ class TopicChain:
         count can exceed its word's."""
         return np.bincount(self.tokens.word_ids, minlength=self.n_words)
 
+    @cached_property
+    def largest_word_frequency(self):
+        """The largest corpus frequency of a word (bounds every topic-word count)."""
+        return int(self.word_frequencies.max(initial=0))
+
     # ------------------------------------------------------------- sweeps
     def sweep_lda(self, alpha, beta, n_jobs=None, method="auto"):
         """One LDA sweep (``alpha`` a float64 vector, ``beta`` a float or a
@@ -228,7 +233,7 @@ class TopicChain:
     def _partitioned(self, n_jobs, run_block):
         """Run ``run_block(topic_total, block)`` over the partitioned scheme."""
         self.n_sweeps += 1
-        n_parts = self.n_threads = effective_n_jobs(n_jobs, min(self.n_docs, self.n_words))
+        n_parts = self.n_threads = self._n_parts(n_jobs)
         if n_parts == 1:
             run_block(self.topic_total, (0, self.n_docs, 0, ALL_WORDS))
             return
@@ -249,6 +254,10 @@ class TopicChain:
             # totals are untouched during the sub-round): add them up.
             self.topic_total += sum(total - self.topic_total for total in totals)
 
+    def _n_parts(self, n_jobs):
+        """Threads (document blocks and vocabulary slices) of a sweep with ``n_jobs``."""
+        return effective_n_jobs(n_jobs, min(self.n_docs, self.n_words))
+
     def _current_word_lists(self, n_jobs):
         """SparseLDA's nonzero-topic lists of the current counts, refilled
         before every sparse sweep (other steps of a fit may change the counts
@@ -258,8 +267,7 @@ class TopicChain:
         if self._word_lists is None:
             self._word_lists = word_topic_lists(self.word_topic, self.word_frequencies)
         else:
-            cuts = self._vocabulary_cuts(effective_n_jobs(n_jobs, min(self.n_docs,
-                                                                     self.n_words)))
+            cuts = self._vocabulary_cuts(self._n_parts(n_jobs))
             map_ranges(lambda lo, hi: fill_word_topic_lists(self.word_topic, self._word_lists,
                                                             lo, hi), cuts)
         return self._word_lists

@@ -14,6 +14,7 @@ from scipy import stats
 from scipy.special import digamma as sp_digamma
 from scipy.special import gammaln
 
+from sklearn_pgtm import _priors as priors_module
 from sklearn_pgtm._base import to_tokens
 from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._kernels._dirichlet import (
@@ -32,7 +33,6 @@ from sklearn_pgtm._kernels._dirichlet import (
     log_word_joint,
 )
 from sklearn_pgtm._kernels._random import make_streams
-from sklearn_pgtm import _priors as priors_module
 from sklearn_pgtm._priors import DirichletPriors, RaoBlackwellDensity, check_prior
 
 from _corpora import lda_corpus
