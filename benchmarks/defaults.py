@@ -443,10 +443,13 @@ def auto_cost(X, K, n_sweeps, n_rounds):
     """
     from sklearn_pgtm import GibbsLDA
 
+    # Without the burn-in's split-merge rounds, which both chains would make
+    # and which are not part of the prior update.
+    common = dict(burn_in=10**9, max_iter=2, split_merge=False, warm_start=True,
+                  random_state=SEED)
     chains = {
-        "auto": GibbsLDA(K, burn_in=10**9, max_iter=2, warm_start=True, random_state=SEED),
-        "fixed": GibbsLDA(K, doc_topic_prior=1.0 / K, topic_word_prior=1.0 / K,
-                          burn_in=10**9, max_iter=2, warm_start=True, random_state=SEED),
+        "auto": GibbsLDA(K, **common),
+        "fixed": GibbsLDA(K, doc_topic_prior=1.0 / K, topic_word_prior=1.0 / K, **common),
     }
     for model in chains.values():
         _quiet_fit(model, X)

@@ -208,6 +208,8 @@ class GibbsRun:
         int32 could overflow).
     n_kept : int
         Number of kept sweeps in ``word_topic_sum``.
+    split_merge : SplitMerge or None
+        The split-merge moves of the burn-in (GibbsLDA), or None.
     """
 
     chain: object
@@ -216,6 +218,7 @@ class GibbsRun:
     trace: ChainTrace = field(default_factory=ChainTrace)
     word_topic_sum: np.ndarray = None
     n_kept: int = 0
+    split_merge: object = None
 
     def keep_counts(self):
         """Add the current topic-word counts to the summed ones.

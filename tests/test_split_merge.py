@@ -1,0 +1,231 @@
+"""Split-merge moves of the LDA burn-in: every gain against the collapsed log
+joint computed with NumPy before and after the move, the restricted scans on
+a state with two topics merged and one cut in two, the greedy choice against
+a brute-force one, and GibbsLDA's use of the moves."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.special import gammaln
+
+from sklearn_pgtm import GibbsLDA
+from sklearn_pgtm._chain import TopicChain
+from sklearn_pgtm._kernels._random import make_streams
+from sklearn_pgtm._kernels._split_merge import (
+    move_tokens,
+    pair_separations,
+    split_every_topic,
+    topic_members,
+)
+from sklearn_pgtm._split_merge import SplitMerge, best_moves
+
+from _corpora import lda_corpus
+from test_lda import _matched_l1
+
+ALPHA, BETA = 0.2, 0.05
+
+
+def _tokens(X):
+    rows, cols = np.nonzero(X)
+    counts = X[rows, cols]
+    doc_ptr = np.concatenate([[0], np.cumsum(np.bincount(np.repeat(rows, counts),
+                                                         minlength=X.shape[0]))])
+    return doc_ptr.astype(np.int64), np.repeat(cols, counts).astype(np.int32)
+
+
+def _chain(X, n_topics, seed=0):
+    doc_ptr, word_ids = _tokens(X)
+    return TopicChain.random(doc_ptr, word_ids, n_topics, X.shape[1], seed)
+
+
+def _set_topics(chain, topics):
+    """Give the tokens ``topics`` and recount everything with NumPy."""
+    t = chain.tokens
+    t.topics[:] = topics
+    docs = np.repeat(np.arange(chain.n_docs), np.diff(t.doc_ptr))
+    t.doc_topic[:] = 0
+    np.add.at(t.doc_topic, (docs, topics), 1)
+    chain.word_topic[:] = 0
+    np.add.at(chain.word_topic, (t.word_ids, topics), 1)
+    chain.topic_total[:] = np.bincount(topics, minlength=chain.n_topics)
+
+
+def _counts(chain):
+    return (chain.tokens.doc_topic.copy(), chain.word_topic.copy(), chain.topic_total.copy())
+
+
+def _log_joint(chain, alpha=ALPHA, beta=BETA):
+    """log p(w, z | alpha, beta) of collapsed LDA, symmetric priors."""
+    dt = chain.tokens.doc_topic.astype(float)
+    wt = chain.word_topic.astype(float)
+    n_docs, n_topics = dt.shape
+    n_words = wt.shape[0]
+    doc = (gammaln(dt + alpha).sum() - gammaln(dt.sum(1) + n_topics * alpha).sum()
+           + n_docs * (gammaln(n_topics * alpha) - n_topics * gammaln(alpha)))
+    word = (gammaln(wt + beta).sum() - gammaln(wt.sum(0) + n_words * beta).sum()
+            + n_topics * (gammaln(n_words * beta) - n_words * gammaln(beta)))
+    return doc + word
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return lda_corpus(40, 30, 4, 25, 0.3, 0.2, seed=5)[0]
+
+
+def test_pair_separation_is_the_log_joint_lost_by_merging(corpus):
+    chain = _chain(corpus, 5)
+    sep = pair_separations(chain.tokens.doc_topic, chain.word_topic, chain.topic_total,
+                           ALPHA, BETA)
+    before, topics = _log_joint(chain), chain.tokens.topics.copy()
+    np.testing.assert_array_equal(sep, sep.T)
+    for i, j in itertools.combinations(range(5), 2):
+        _set_topics(chain, np.where(topics == j, i, topics))
+        np.testing.assert_allclose(sep[i, j], before - _log_joint(chain), rtol=1e-9, atol=1e-8)
+    _set_topics(chain, topics)
+
+
+def test_split_gain_is_the_log_joint_gained_by_splitting(corpus):
+    # Topics 0-3 hold the tokens; slot 4 is empty and receives part 1.
+    chain = _chain(corpus, 5)
+    topics = np.random.RandomState(0).randint(0, 4, chain.n_tokens).astype(np.int32)
+    _set_topics(chain, topics)
+    t = chain.tokens
+    members, offsets, member_doc, member_word = topic_members(t.doc_ptr, t.word_ids,
+                                                              t.topics, 5)
+    np.testing.assert_array_equal(members[offsets[2]:offsets[3]], np.flatnonzero(topics == 2))
+    docs = np.repeat(np.arange(chain.n_docs), np.diff(t.doc_ptr))
+    np.testing.assert_array_equal(member_doc, docs[members])
+    np.testing.assert_array_equal(member_word, t.word_ids[members])
+    counts = _counts(chain)
+    gains, parts = split_every_topic(offsets, member_doc, member_word, t.doc_topic,
+                                     chain.word_topic, ALPHA, BETA, 3, make_streams(1, 1)[0])
+    for left, right in zip(counts, _counts(chain)):  # the scans change no count
+        np.testing.assert_array_equal(left, right)
+    before = _log_joint(chain)
+    assert gains[4] == 0.0
+    for k in range(4):
+        seg = members[offsets[k]:offsets[k + 1]]
+        moved = topics.copy()
+        moved[seg[parts[offsets[k]:offsets[k + 1]] == 1]] = 4
+        _set_topics(chain, moved)
+        np.testing.assert_allclose(gains[k], _log_joint(chain) - before, rtol=1e-9, atol=1e-8)
+        _set_topics(chain, topics)
+
+
+def test_move_tokens_keeps_the_counts(corpus):
+    chain = _chain(corpus, 4)
+    t = chain.tokens
+    docs = np.repeat(np.arange(chain.n_docs), np.diff(t.doc_ptr))
+    chosen = np.flatnonzero(t.topics == 1)[::2]
+    expected = t.topics.copy()
+    expected[chosen] = 3
+    move_tokens(chosen, docs[chosen], t.word_ids[chosen], t.topics, t.doc_topic,
+                chain.word_topic, chain.topic_total, 3)
+    counts = _counts(chain)
+    _set_topics(chain, expected)
+    for left, right in zip(counts, _counts(chain)):
+        np.testing.assert_array_equal(left, right)
+
+
+def test_a_round_separates_merged_topics_and_joins_a_cut_one():
+    # Three topics on disjoint words; the state holds true topics 0 and 1 in
+    # slot 0 and true topic 2 cut at random across slots 1 and 2.
+    rng = np.random.RandomState(3)
+    n_docs, n_words = 90, 30
+    truth = np.repeat(np.arange(3), n_docs // 3)
+    X = np.zeros((n_docs, n_words), dtype=np.int64)
+    for d, k in enumerate(truth):
+        X[d, 10 * k:10 * (k + 1)] = rng.multinomial(40, np.full(10, 0.1))
+    chain = _chain(X, 3)
+    true_topic = chain.tokens.word_ids // 10
+    _set_topics(chain, np.where(true_topic == 2, 1 + rng.randint(0, 2, chain.n_tokens),
+                                0).astype(np.int32))
+    before = _log_joint(chain)
+    moves = SplitMerge.from_seed(0).step(chain, ALPHA, BETA, iteration=24)
+    assert len(moves) == 1 and moves[0].split == 0 and moves[0].sweep == 25
+    # Each slot now holds exactly one true topic.
+    table = np.zeros((3, 3), dtype=int)
+    np.add.at(table, (chain.tokens.topics, true_topic), 1)
+    assert ((table > 0).sum(axis=1) == 1).all() and ((table > 0).sum(axis=0) == 1).all()
+    np.testing.assert_allclose(_log_joint(chain) - before, moves[0].gain, rtol=1e-9)
+    counts = _counts(chain)
+    _set_topics(chain, chain.tokens.topics.copy())
+    for left, right in zip(counts, _counts(chain)):
+        np.testing.assert_array_equal(left, right)
+    # At the true topics there is nothing left to gain.
+    assert SplitMerge.from_seed(1).step(chain, ALPHA, BETA, iteration=49) == []
+
+
+def _brute_force_moves(gains, sep):
+    free, moves = set(range(len(gains))), []
+    while True:
+        best = max(((gains[k] - sep[i, j], k, i, j)
+                    for k in free for i, j in itertools.combinations(sorted(free - {k}), 2)),
+                   default=None)
+        if best is None or best[0] <= 0:
+            return moves
+        moves.append((best[1], best[2], best[3]))
+        free -= set(best[1:])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_greedy_choice_matches_brute_force(seed):
+    rng = np.random.RandomState(seed)
+    n_topics = rng.randint(3, 9)
+    gains = rng.normal(0, 5, n_topics)
+    sep = rng.normal(0, 5, (n_topics, n_topics))
+    sep = sep + sep.T
+    np.fill_diagonal(sep, 0)
+    got = [move[:3] for move in best_moves(gains, sep)]
+    assert got == _brute_force_moves(gains, sep)
+
+
+@pytest.fixture(scope="module")
+def merged_corpus():
+    # Seed 0 of GibbsLDA without moves keeps two true topics in one topic
+    # (worst L1 1.64 after 200 sweeps).
+    return lda_corpus(300, 100, 8, 40, 0.1, 0.05, seed=0)
+
+
+@pytest.mark.parametrize("random_state", range(3))
+def test_gibbs_lda_recovers_the_topics_a_chain_without_moves_merges(merged_corpus,
+                                                                     random_state):
+    X, phi = merged_corpus
+    params = dict(n_components=8, max_iter=200, burn_in=100, random_state=random_state)
+    fitted = GibbsLDA(**params).fit(X)
+    assert _matched_l1(fitted.components_, phi).max() < 0.4
+    if random_state == 0:
+        plain = GibbsLDA(split_merge=False, **params).fit(X)
+        assert _matched_l1(plain.components_, phi).max() > 1.0
+
+
+def test_gibbs_lda_moves_are_reproducible_and_survive_warm_start(merged_corpus):
+    X, _ = merged_corpus
+    params = dict(n_components=8, burn_in=60, random_state=0)
+    one = GibbsLDA(max_iter=70, warm_start=True, **params).fit(X)
+    assert [(m.sweep, m.split) for m in one._run.split_merge.moves] == [(25, 2)]
+    again = GibbsLDA(max_iter=70, **params).fit(X)
+    np.testing.assert_array_equal(one.components_, again.components_)
+    warm = GibbsLDA(max_iter=10, warm_start=True, **params).fit(X)
+    while warm.n_iter_ < 70:
+        warm.fit(X)
+    np.testing.assert_array_equal(warm.components_, one.components_)
+    assert warm._run.split_merge.moves == one._run.split_merge.moves
+
+
+def test_no_moves_when_disabled_or_seeded():
+    X = lda_corpus(60, 40, 3, 20, 0.2, 0.1, seed=1)[0]
+    off = GibbsLDA(3, max_iter=60, burn_in=60, split_merge=False, warm_start=True,
+                   random_state=0).fit(X)
+    assert off._run.split_merge is None
+    prior = np.full((3, 40), 0.1)
+    seeded = GibbsLDA(3, max_iter=60, burn_in=60, topic_word_prior=prior, warm_start=True,
+                      random_state=0).fit(X)
+    assert seeded._run.split_merge is None
+
+
+def test_verbose_reports_the_moves(merged_corpus, capsys):
+    X, _ = merged_corpus
+    GibbsLDA(8, max_iter=30, burn_in=60, random_state=0, verbose=1).fit(X)
+    assert "after sweep 25, topics" in capsys.readouterr().out
