@@ -92,7 +92,7 @@ def gibbs_em(X, T, n_rounds, sweeps_per_round, random_state):
     for r in range(n_rounds):
         lda = GibbsLDA(T, doc_topic_prior=alpha, topic_word_prior=eta,
                        max_iter=sweeps_per_round, burn_in=sweeps_per_round // 2,
-                       random_state=1000 * random_state + r).fit(X)
+                       split_merge=False, random_state=1000 * random_state + r).fit(X)
         word_topic = lda.components_ - eta
         doc_topic = n_d[:, None] * lda.transform(X)
         alpha, eta = minka_fixed_point(doc_topic, word_topic, alpha, eta)
@@ -100,9 +100,12 @@ def gibbs_em(X, T, n_rounds, sweeps_per_round, random_state):
 
 
 def fixed_prior_lda(T, alpha, eta, n_iter, random_state):
-    """The ordinary LDA fit every h gets: priors fixed, last quarter of the sweeps kept."""
+    """The ordinary LDA fit every h gets: priors fixed, last quarter of the sweeps
+    kept (the plain collapsed Gibbs chain of the paper's protocol: no split-merge
+    moves)."""
     return GibbsLDA(T, doc_topic_prior=alpha, topic_word_prior=eta, max_iter=n_iter,
-                    burn_in=n_iter - max(n_iter // 4, 1), random_state=random_state)
+                    burn_in=n_iter - max(n_iter // 4, 1), split_merge=False,
+                    random_state=random_state)
 
 
 # ----------------------------------------------------------------- benchmark

@@ -48,11 +48,15 @@ def configurations(burn_in, n_samples):
     sweeps with an h-update after each of the first burn_in + n_samples (none for the
     baseline))."""
     configs = [
+        # split_merge=False: a sweep is the unit of cost here (EmpiricalBayesLDA
+        # makes no split-merge moves).
         ("GibbsLDA, fixed priors (baseline)", "-",
          lambda n: GibbsLDA(T, doc_topic_prior=1.0 / T, topic_word_prior=1.0 / T,
-                            max_iter=burn_in + n + 1, burn_in=burn_in + n, random_state=0)),
+                            max_iter=burn_in + n + 1, burn_in=burn_in + n, split_merge=False,
+                            random_state=0)),
         ("GibbsLDA, auto priors", "symmetric",
-         lambda n: GibbsLDA(T, max_iter=burn_in + n + 1, burn_in=burn_in + n, random_state=0)),
+         lambda n: GibbsLDA(T, max_iter=burn_in + n + 1, burn_in=burn_in + n,
+                            split_merge=False, random_state=0)),
     ]
     for sampler in ("augmentation", "hmc"):
         for symmetric in (True, False):
