@@ -7,9 +7,10 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy.special import gammaln
+import scipy.sparse as sp
 
 from sklearn_pgtm import GibbsLDA
+from sklearn_pgtm._base import to_tokens
 from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._kernels._split_merge import (
@@ -22,33 +23,21 @@ from sklearn_pgtm._split_merge import SplitMerge, best_moves
 
 from _corpora import lda_corpus
 from test_lda import _matched_l1
+from test_priors import _log_joint_reference
+from test_sweeps import _assert_counts_exact, _recount
 
 ALPHA, BETA = 0.2, 0.05
 
 
-def _tokens(X):
-    rows, cols = np.nonzero(X)
-    counts = X[rows, cols]
-    doc_ptr = np.concatenate([[0], np.cumsum(np.bincount(np.repeat(rows, counts),
-                                                         minlength=X.shape[0]))])
-    return doc_ptr.astype(np.int64), np.repeat(cols, counts).astype(np.int32)
-
-
 def _chain(X, n_topics, seed=0):
-    doc_ptr, word_ids = _tokens(X)
+    doc_ptr, word_ids = to_tokens(sp.csr_matrix(X))
     return TopicChain.random(doc_ptr, word_ids, n_topics, X.shape[1], seed)
 
 
 def _set_topics(chain, topics):
     """Give the tokens ``topics`` and recount everything with NumPy."""
-    t = chain.tokens
-    t.topics[:] = topics
-    docs = np.repeat(np.arange(chain.n_docs), np.diff(t.doc_ptr))
-    t.doc_topic[:] = 0
-    np.add.at(t.doc_topic, (docs, topics), 1)
-    chain.word_topic[:] = 0
-    np.add.at(chain.word_topic, (t.word_ids, topics), 1)
-    chain.topic_total[:] = np.bincount(topics, minlength=chain.n_topics)
+    chain.tokens.topics[:] = topics
+    chain.tokens.doc_topic[:], chain.word_topic[:], chain.topic_total[:] = _recount(chain)
 
 
 def _counts(chain):
@@ -56,16 +45,9 @@ def _counts(chain):
 
 
 def _log_joint(chain, alpha=ALPHA, beta=BETA):
-    """log p(w, z | alpha, beta) of collapsed LDA, symmetric priors."""
-    dt = chain.tokens.doc_topic.astype(float)
-    wt = chain.word_topic.astype(float)
-    n_docs, n_topics = dt.shape
-    n_words = wt.shape[0]
-    doc = (gammaln(dt + alpha).sum() - gammaln(dt.sum(1) + n_topics * alpha).sum()
-           + n_docs * (gammaln(n_topics * alpha) - n_topics * gammaln(alpha)))
-    word = (gammaln(wt + beta).sum() - gammaln(wt.sum(0) + n_words * beta).sum()
-            + n_topics * (gammaln(n_words * beta) - n_words * gammaln(beta)))
-    return doc + word
+    """log p(w, z | alpha, beta) of collapsed LDA, symmetric priors (NumPy)."""
+    return sum(_log_joint_reference(chain.tokens.doc_topic, chain.word_topic,
+                                    np.full(chain.n_topics, alpha), beta))
 
 
 @pytest.fixture(scope="module")
@@ -122,10 +104,8 @@ def test_move_tokens_keeps_the_counts(corpus):
     expected[chosen] = 3
     move_tokens(chosen, docs[chosen], t.word_ids[chosen], t.topics, t.doc_topic,
                 chain.word_topic, chain.topic_total, 3)
-    counts = _counts(chain)
-    _set_topics(chain, expected)
-    for left, right in zip(counts, _counts(chain)):
-        np.testing.assert_array_equal(left, right)
+    np.testing.assert_array_equal(t.topics, expected)
+    _assert_counts_exact(chain)
 
 
 def test_a_round_separates_merged_topics_and_joins_a_cut_one():
@@ -149,10 +129,7 @@ def test_a_round_separates_merged_topics_and_joins_a_cut_one():
     np.add.at(table, (chain.tokens.topics, true_topic), 1)
     assert ((table > 0).sum(axis=1) == 1).all() and ((table > 0).sum(axis=0) == 1).all()
     np.testing.assert_allclose(_log_joint(chain) - before, moves[0].gain, rtol=1e-9)
-    counts = _counts(chain)
-    _set_topics(chain, chain.tokens.topics.copy())
-    for left, right in zip(counts, _counts(chain)):
-        np.testing.assert_array_equal(left, right)
+    _assert_counts_exact(chain)
     # At the true topics there is nothing left to gain.
     assert SplitMerge.from_seed(1).step(chain, ALPHA, BETA, iteration=49) == []
 
