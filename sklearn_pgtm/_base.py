@@ -210,6 +210,9 @@ class GibbsRun:
         Number of kept sweeps in ``word_topic_sum``.
     split_merge : SplitMerge or None
         The split-merge moves of the burn-in (GibbsLDA), or None.
+    notes : list of str
+        Events of the last sweep's steps for the progress report (shown and
+        cleared after every sweep).
     """
 
     chain: object
@@ -219,6 +222,7 @@ class GibbsRun:
     word_topic_sum: np.ndarray = None
     n_kept: int = 0
     split_merge: object = None
+    notes: list = field(default_factory=list)
 
     def keep_counts(self):
         """Add the current topic-word counts to the summed ones.
@@ -450,6 +454,9 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         n_iter = self._n_sweeps_per_fit()
         for it in range(n_iter):
             self._sweep(run)
+            for message in run.notes:
+                reporter.note(message)
+            run.notes.clear()
             run.iteration += 1
             log_likelihood = self._log_likelihood(run)
             check_finite(log_likelihood, whom, "the log-likelihood", self._divergence_setting())

@@ -276,12 +276,9 @@ class GibbsLDA(DirichletTopicModel):
         priors = run.priors
         run.chain.sweep_lda(priors.alpha, priors.beta, self.n_jobs, self.method)
         if run.split_merge is not None and run.split_merge.due(run.iteration, self.burn_in):
-            for move in run.split_merge.step(run.chain, float(priors.alpha[0]),
-                                             float(priors.beta), run.iteration):
-                if self.verbose:
-                    print(f"{type(self).__name__}: after sweep {move.sweep}, topics "
-                          f"{move.merged[0]} and {move.merged[1]} merged, topic "
-                          f"{move.split} split (log joint +{move.gain:.1f})")
+            moves = run.split_merge.step(run.chain, float(priors.alpha[0]),
+                                         float(priors.beta), run.iteration)
+            run.notes.extend(str(move) for move in moves)
         self._update_priors(run)
 
     def _log_likelihood(self, run):

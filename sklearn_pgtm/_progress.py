@@ -136,12 +136,21 @@ class ProgressReporter:
             prefix += "|" + "#" * filled + "-" * (width - filled) + "| "
         return (prefix + text)[:max(columns, 20)]
 
+    def note(self, message):
+        """One line about an event of the fit (``message``), below the bar."""
+        if not self.verbose:
+            return
+        self._print(message)
+
     def summary(self, message):
         """End the report with one line: the total time and ``message``."""
         if not self.verbose:
             return
+        self._print(f"done in {_clock() - self.start:.2f}s: {message}")
+
+    def _print(self, message):
+        """A whole line ``[name] message``, after ending a bar left on screen."""
         if self._line_open:
             self.stream.write("\n")
             self._line_open = False
-        print(f"[{self.name}] done in {_clock() - self.start:.2f}s: {message}",
-              file=self.stream, flush=True)
+        print(f"[{self.name}] {message}", file=self.stream, flush=True)

@@ -84,6 +84,7 @@ class _OneVsRestRun:
     runs: list
     iteration: int = 0
     trace: ChainTrace = field(default_factory=ChainTrace)
+    notes: list = field(default_factory=list)  # for the progress report (GibbsRun.notes)
 
     def topic_share(self):
         return np.concatenate([run.topic_share() for run in self.runs])

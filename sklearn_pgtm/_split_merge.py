@@ -45,6 +45,10 @@ class Move:
     split: int
     gain: float
 
+    def __str__(self):
+        return (f"after sweep {self.sweep}, topics {self.merged[0]} and {self.merged[1]} "
+                f"merged, topic {self.split} split (log joint +{self.gain:.1f})")
+
 
 @dataclass
 class SplitMerge:

@@ -146,3 +146,16 @@ def test_same_interface_as_the_base_reporter(clock):
         assert callable(getattr(Old("M", 1), name))
     old, new = Old("M", 1), ProgressReporter("M", 1, stream=io.StringIO())
     assert [old.due(i, 30) for i in range(30)] == [new.due(i, 30) for i in range(30)]
+
+
+def test_note_ends_the_bar_and_is_a_line_of_its_own(clock):
+    terminal = FakeTerminal()
+    reporter = ProgressReporter("Model", verbose=1, stream=terminal)
+    clock.now = 1.0
+    reporter.report(0, 10, log_likelihood=-1.0)
+    reporter.note("topics 1 and 2 merged")
+    lines = terminal.getvalue().split("\n")
+    assert lines[0].startswith("\r[Model] |") and lines[1] == "[Model] topics 1 and 2 merged"
+    silent = io.StringIO()
+    ProgressReporter("Model", verbose=0, stream=silent).note("nothing")
+    assert silent.getvalue() == ""

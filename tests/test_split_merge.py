@@ -205,4 +205,4 @@ def test_no_moves_when_disabled_or_seeded():
 def test_verbose_reports_the_moves(merged_corpus, capsys):
     X, _ = merged_corpus
     GibbsLDA(8, max_iter=30, burn_in=60, random_state=0, verbose=1).fit(X)
-    assert "after sweep 25, topics" in capsys.readouterr().out
+    assert "[GibbsLDA] after sweep 25, topics" in capsys.readouterr().out
