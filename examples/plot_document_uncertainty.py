@@ -72,7 +72,8 @@ plt.show()
 # scores the topic frequencies of the tokens, whose expectation is close to
 # theta), and its logistic a probability. The spread of these probabilities
 # says how sure the prediction is; ``predict_proba`` gives the point value.
-clf = GibbsSLDAClassifier(n_components=8, c=25.0, max_iter=100, random_state=0)
+clf = GibbsSLDAClassifier(n_components=8, c=25.0, max_iter=100, burn_in=50,
+                          random_state=0)
 clf.fit(corpus.X_train, corpus.y_train)
 theta = clf.sample_transform(X, n_samples=200)           # (200, 4, 8)
 score_draws = theta @ clf.coef_[0]

@@ -23,12 +23,31 @@ TOPIC_WORD_PRIOR_CONSTRAINT = PRIOR_CONSTRAINT + ["array-like"]
 
 class DirichletTopicModel(GibbsTopicModel):
     """Shared parts of the models whose documents have a Dirichlet prior
-    (LDA and the supervised model): the prior attributes and the inference of
-    new documents. Not for direct use."""
+    (LDA and the supervised model): the prior attributes, the split-merge
+    moves of the burn-in and the inference of new documents. Not for direct
+    use."""
 
     def _start_priors(self, chain, seed):
         beta = self._topic_word_prior_for(chain.n_topics, chain.n_words)
         return DirichletPriors.for_chain(chain, self.doc_topic_prior, beta, seed)
+
+    def _start_moves(self, seed, seeded=False):
+        """The chain's split-merge moves (user guide :ref:`split_merge`) from
+        their own stream ``seed``, or None: ``split_merge`` off, a topic-word
+        prior array (seeded topics) or fewer than three topics."""
+        if self.split_merge and not seeded and self.n_components >= 3:
+            return SplitMerge.from_seed(seed)
+        return None
+
+    def _move_topics(self, run):
+        """After the sweep of ``run.iteration``: a round of split-merge moves
+        when one is due (symmetric priors), each accepted move a note for the
+        progress report."""
+        moves = run.split_merge
+        if moves is not None and moves.due(run.iteration, self.burn_in):
+            made = moves.step(run.chain, float(run.priors.alpha[0]), float(run.priors.beta),
+                              run.iteration)
+            run.notes.extend(str(move) for move in made)
 
     def _alpha_vector(self):
         return np.full(self.n_components, self.doc_topic_prior_)
@@ -268,17 +287,13 @@ class GibbsLDA(DirichletTopicModel):
         seeded = np.ndim(beta) == 2
         chain = TopicChain.random(doc_ptr, word_ids, self.n_components, X.shape[1], chain_seed,
                                   beta=beta if seeded else None)
-        moves = (SplitMerge.from_seed(move_seed)
-                 if self.split_merge and not seeded and self.n_components >= 3 else None)
-        return GibbsRun(chain, self._start_priors(chain, prior_seed), split_merge=moves)
+        return GibbsRun(chain, self._start_priors(chain, prior_seed),
+                        split_merge=self._start_moves(move_seed, seeded))
 
     def _sweep(self, run):
         priors = run.priors
         run.chain.sweep_lda(priors.alpha, priors.beta, self.n_jobs, self.method)
-        if run.split_merge is not None and run.split_merge.due(run.iteration, self.burn_in):
-            moves = run.split_merge.step(run.chain, float(priors.alpha[0]),
-                                         float(priors.beta), run.iteration)
-            run.notes.extend(str(move) for move in moves)
+        self._move_topics(run)
         self._update_priors(run)
 
     def _log_likelihood(self, run):

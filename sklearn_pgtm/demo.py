@@ -33,7 +33,7 @@ SETTINGS = {
         "eblda": {"n_components": 20},
     },
     "quick": {
-        "slda": {"n_components": 20, "c": 25.0, "max_iter": 60},
+        "slda": {"n_components": 20, "c": 25.0, "max_iter": 60, "burn_in": 30},
         "eblda": {"n_components": 20, "burn_in": 30, "n_samples": 60},
     },
 }

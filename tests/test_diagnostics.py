@@ -302,21 +302,8 @@ def lda_corpus(seed=0, n_docs=500, n_words=500, n_topics=10, length=100):
     return X, (theta[:, 0] > np.median(theta[:, 0])).astype(int)
 
 
-def package_estimators():
-    import sklearn_pgtm
-
-    names = ["GibbsLDA", "EmpiricalBayesLDA", "GibbsSLDAClassifier", "CorrelatedTopicModel"]
-    # Not met yet (issue 12): the supervised chain at its default length
-    # (100 sweeps) gives R-hat 1.66 here, 1.06 at 400 sweeps; its test
-    # accuracy on the embedded corpus falls with longer chains (0.839 at 100,
-    # 0.820 at 400), so the default was not lengthened to pass this.
-    slow = pytest.mark.xfail(strict=False, reason="supervised chain: R-hat 1.66 at its "
-                             "default 100 sweeps (issue 12, measured)")
-    return [pytest.param(name, id=name, marks=slow if name == "GibbsSLDAClassifier" else ())
-            for name in names]
-
-
-@pytest.mark.parametrize("name", package_estimators())
+@pytest.mark.parametrize(
+    "name", ["GibbsLDA", "EmpiricalBayesLDA", "GibbsSLDAClassifier", "CorrelatedTopicModel"])
 def test_chains_of_default_length_agree_on_lda_corpus(name):
     # The issue's target: on a corpus drawn from LDA, 4 chains of the default
     # length give R-hat < 1.05 for the log-likelihood, and a deliberately short

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sklearn_pgtm import GibbsLDA
+from sklearn_pgtm import GibbsLDA, GibbsSLDAClassifier
 from sklearn_pgtm._base import to_tokens
 from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._kernels._random import make_streams
@@ -206,3 +206,48 @@ def test_verbose_reports_the_moves(merged_corpus, capsys):
     X, _ = merged_corpus
     GibbsLDA(8, max_iter=30, burn_in=60, random_state=0, verbose=1).fit(X)
     assert "[GibbsLDA] after sweep 25, topics" in capsys.readouterr().out
+
+
+# -- the supervised model's chains make the same moves ------------------------
+def _labels(X):
+    """A binary label from the documents' use of the first 50 words."""
+    share = np.asarray(X[:, :50].sum(axis=1)).ravel()
+    return (share > np.median(share)).astype(int)
+
+
+def test_classifier_recovers_the_topics_a_chain_without_moves_merges(merged_corpus):
+    # Seed 1 of the classifier without moves keeps two true topics in one
+    # (worst L1 1.47); seeds 0 and 2 make no move and are unchanged.
+    X, phi = merged_corpus
+    y = _labels(X)
+    params = dict(n_components=8, max_iter=200, burn_in=100, warm_start=True)
+    for seed in range(3):
+        fitted = GibbsSLDAClassifier(random_state=seed, **params).fit(X, y)
+        plain = GibbsSLDAClassifier(split_merge=False, random_state=seed, **params).fit(X, y)
+        assert _matched_l1(fitted.components_, phi).max() < 0.4
+        if not fitted._run.split_merge.moves:
+            np.testing.assert_array_equal(fitted.components_, plain.components_)
+            np.testing.assert_array_equal(fitted.coef_, plain.coef_)
+    assert _matched_l1(plain.components_, phi).max() < 0.4  # seed 2
+    plain = GibbsSLDAClassifier(split_merge=False, random_state=1, **params).fit(X, y)
+    assert _matched_l1(plain.components_, phi).max() > 1.0
+
+
+@pytest.mark.parametrize("multi_class, corpus_seed", [("ovr", 0), ("multinomial", 3)])
+def test_multiclass_chains_make_moves_and_report_them(multi_class, corpus_seed, capsys):
+    # Three classes by the documents' use of the first 30 words; on these
+    # corpora a chain of each mode makes a move at sweep 25 (random_state 1).
+    X = lda_corpus(300, 100, 8, 40, 0.1, 0.05, seed=corpus_seed)[0]
+    y = np.asarray(X[:, :30].sum(axis=1)).ravel().argsort().argsort() * 3 // X.shape[0]
+    params = dict(n_components=8, max_iter=30, burn_in=60, multi_class=multi_class,
+                  random_state=1)
+    fitted = GibbsSLDAClassifier(verbose=1, **params).fit(X, y)
+    out = capsys.readouterr().out
+    assert "[GibbsSLDAClassifier] " in out and "after sweep 25, topics" in out
+    if multi_class == "ovr":
+        assert any(f"class {label}: after sweep 25, topics" in out for label in range(3))
+    again = GibbsSLDAClassifier(**params).fit(X, y)
+    np.testing.assert_array_equal(fitted.components_, again.components_)
+    np.testing.assert_array_equal(fitted.coef_, again.coef_)
+    off = GibbsSLDAClassifier(split_merge=False, **params).fit(X, y)
+    assert not np.array_equal(off.components_, fitted.components_)
