@@ -209,7 +209,8 @@ class GibbsRun:
     n_kept : int
         Number of kept sweeps in ``word_topic_sum``.
     split_merge : SplitMerge or None
-        The split-merge moves of the burn-in (GibbsLDA), or None.
+        The split-merge moves of the burn-in (GibbsLDA, GibbsSLDAClassifier),
+        or None.
     notes : list of str
         Events of the last sweep's steps for the progress report (shown and
         cleared after every sweep).
