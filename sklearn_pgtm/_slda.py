@@ -143,10 +143,11 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         0.009 / 0.009 and 0.027 / 0.014), one-vs-rest taking 1.1-2.5 times
         the fit time; on all 20 classes (K = 50, 40 sweeps, two threads, c
         chosen on a validation split for each: 256 and 64) the multinomial
-        model reached 0.7940 ± 0.0012 over three seeds against 0.8037 ±
-        0.0044 for one-vs-rest at the paper's alpha = 5.6, in 41 s against
-        235 s, and 0.8011 ± 0.0036 against 0.7905 ± 0.0017 at the default
-        ``doc_topic_prior="auto"`` (``benchmarks/slda_20news.py``,
+        model reached 0.7940 ± 0.0012 over three seeds against 0.8042 ±
+        0.0051 for one-vs-rest at the paper's alpha = 5.6, in 28 s against
+        173 s, and 0.8011 ± 0.0036 against 0.7905 ± 0.0017 at the default
+        ``doc_topic_prior="auto"``, in 20 s against 137 s
+        (``benchmarks/slda_20news.py``,
         ``benchmarks/RESULTS.md``, sections slda_subsets, slda_twenty and
         slda_twenty_alpha_auto).
 

@@ -6,11 +6,13 @@ in the regime where its factorized weights underflow), the vectorized log,
 recovery from data drawn from the binary and the multinomial models,
 multi-class, threads, input errors, scikit-learn checks."""
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy import stats
-from scipy.special import logsumexp
+from scipy.special import gammaln, logsumexp
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
@@ -185,6 +187,48 @@ def test_softmax_topic_conditional_is_exact(n_topics, c):
         _assert_chi_square(counts, p)
         # The discriminant follows the token.
         np.testing.assert_allclose(discriminant[d], t.doc_topic[d] @ eta.T)
+
+
+def test_softmax_sweep_of_whole_documents_samples_the_exact_posterior():
+    """Whole-document sweeps, where tokens of a repeated word reuse the
+    response weights of the token before them while no token has moved:
+    the states visited follow the enumerated posterior of the topics
+    (collapsed LDA joint times softmax(eta zbar)_y^c), chi-square."""
+    n_topics, n_classes, c, alpha, beta = 3, 3, 12.0, np.array([0.3, 0.5, 0.8]), 0.4
+    word_ids = np.array([0, 0, 0, 1, 1, 2], dtype=np.int32)
+    n_words, length = 3, len(word_ids)
+    doc_ptr = np.array([0, length], dtype=np.int64)
+    chain = TopicChain.random(doc_ptr, word_ids, n_topics, n_words, 0)
+    t = chain.tokens
+    eta = np.random.default_rng(1).normal(0.0, 2.0, (n_classes, n_topics))
+    label = 2
+    states = np.array(list(itertools.product(range(n_topics), repeat=length)))
+    onehot = np.eye(n_topics)[states]  # (S, N, K)
+    doc = onehot.sum(axis=1)
+    word = np.stack([onehot[:, word_ids == w].sum(axis=1) for w in range(n_words)], axis=1)
+    scores = doc @ eta.T / length
+    log_p = (gammaln(doc + alpha).sum(axis=1) + gammaln(word + beta).sum(axis=(1, 2))
+             - gammaln(doc + n_words * beta).sum(axis=1)
+             + c * (scores[:, label] - logsumexp(scores, axis=1)))
+    p = np.exp(log_p - logsumexp(log_p))
+    response = SoftmaxResponse(eta, np.array([label]), c, np.array([1.0 / length]),
+                               (t.doc_topic @ eta.T).astype(float))
+    stream = make_streams(5, 1)
+    index = (n_topics ** np.arange(length)[::-1])
+    visits = np.zeros(len(states), dtype=np.int64)
+    for sweep in range(20000):
+        sample_softmax(t, chain.word_topic, chain.topic_total, alpha, beta, response, stream,
+                       (0, 1, 0, ALL_WORDS))
+        if sweep % 2 == 0:  # thinned: successive sweeps are correlated
+            visits[t.topics @ index] += 1
+    np.testing.assert_allclose(response.discriminant[0], t.doc_topic[0] @ eta.T)
+    # Chi-square over the states, the rarest pooled so that each cell expects >= 5.
+    expected = p * visits.sum()
+    order = np.argsort(expected)
+    pooled = np.searchsorted(np.cumsum(expected[order]), 5.0)
+    cells_expected = np.append(expected[order][:pooled + 1].sum(), expected[order][pooled + 1:])
+    cells_seen = np.append(visits[order][:pooled + 1].sum(), visits[order][pooled + 1:])
+    assert stats.chisquare(cells_seen, cells_expected).pvalue > 1e-4
 
 
 def test_binary_topic_conditional_exact_when_factorized_weights_underflow():
