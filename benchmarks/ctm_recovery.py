@@ -80,6 +80,7 @@ def oracle_start(quick=False):
     mean log joint of the last 100 sweeps says which of the two modes the
     model prefers; the worst L1 from the true start says how far the
     posterior itself sits from the truth."""
+    import contextlib
     from unittest import mock
 
     import sklearn_pgtm._ctm as ctm_module
@@ -92,21 +93,20 @@ def oracle_start(quick=False):
             for seed in seeds:
                 X, phi, corr, theta = draw_corpus(n_topics, n_docs, seed=seed,
                                                   with_proportions=True)
-                row = [n_topics, n_docs, link, seed]
-                for start in ["factorized (default)", "true topics"]:
+                truth = (np.ascontiguousarray(theta), np.ascontiguousarray(phi))
+                starts = {"factorized (default)": contextlib.nullcontext(),
+                          "true topics": mock.patch.object(ctm_module, "factorize",
+                                                           lambda *args: truth)}
+                row, joints = [n_topics, n_docs, link, seed], []
+                for start, hook in starts.items():
                     model = CorrelatedTopicModel(n_topics, link=link, random_state=seed)
-                    if start == "true topics":
-                        truth = (np.ascontiguousarray(theta), np.ascontiguousarray(phi))
-                        with mock.patch.object(ctm_module, "factorize",
-                                               lambda *args: truth):
-                            model.fit(X)
-                    else:
+                    with hook:
                         model.fit(X)
                     l1, r = evaluate(model, phi, corr)
-                    joint = float(np.mean(model.log_likelihood_trace_[-100:]))
-                    row += [f"{l1:.2f}", f"{r:.3f}", f"{joint:.0f}"]
+                    joints.append(float(np.mean(model.log_likelihood_trace_[-100:])))
+                    row += [f"{l1:.2f}", f"{r:.3f}", f"{joints[-1]:.0f}"]
                     print(n_topics, link, seed, start, row[-3:], flush=True)
-                row.append(f"{float(row[-1]) - float(row[-4]):+.0f}")
+                row.append(f"{round(joints[1]) - round(joints[0]):+d}")
                 rows.append(row)
     body = (
         "Diagnosis of the settings that miss the targets: each fit at the defaults from "
