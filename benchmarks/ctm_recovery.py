@@ -14,9 +14,11 @@ true correlations of the centred log proportions (``C Sigma C``,
 12): every true topic matched (L1 < 0.5) and r >= 0.9.
 
 ``--part oracle-start`` refits the failing settings from the true topics as
-well (a diagnosis: search or posterior).
+well (a diagnosis: search or posterior). ``--part sizes``: the main table's
+fits at K = 20 on larger corpora (D = 4,000 and 8,000): whether more data
+alone lets the chain separate the strongly correlated pairs.
 
-Usage: python benchmarks/ctm_recovery.py [--quick] [--part {recovery,oracle-start}]
+Usage: python benchmarks/ctm_recovery.py [--quick] [--part {recovery,oracle-start,sizes}]
 """
 
 import argparse
@@ -28,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _corpora import match_topics  # noqa: E402
-from _results import markdown_table, write_section  # noqa: E402
+from _results import load_note, markdown_table, write_section  # noqa: E402
 
 PAIR_CORRELATIONS = [0.85, -0.85, 0.6, -0.6]
 
@@ -123,13 +125,18 @@ def oracle_start(quick=False):
                   "started from the true topics", body)
 
 
-def main(quick=False):
+# (K, D) of the main table, and of the larger corpora of ``--part sizes``.
+SETTINGS = [(5, 1000), (10, 2000), (10, 4000), (20, 2000)]
+LARGER_SETTINGS = [(20, 4000), (20, 8000)]
+
+
+def main(quick=False, settings=None, section="ctm_recovery"):
     from sklearn_pgtm import CorrelatedTopicModel
 
     if quick:
         settings, seeds = [(5, 500), (10, 1000)], [0, 1]
     else:
-        settings, seeds = [(5, 1000), (10, 2000), (10, 4000), (20, 2000)], [0, 1, 2]
+        settings, seeds = settings or SETTINGS, [0, 1, 2]
     rows, results = [], {}
     for n_topics, n_docs in settings:
         for link in ["logistic_normal", "stick_breaking"]:
@@ -155,23 +162,28 @@ def main(quick=False):
         f"random_state=seed)` (the defaults otherwise), seeds {seeds}. Worst L1 = the largest "
         "L1 distance between a true topic and its Hungarian match (target < 0.5); r = "
         "Pearson correlation of the off-diagonal `topic_correlation_` with the true "
-        "correlations of the centred log proportions (target >= 0.9). One thread, loaded "
-        "machine (2 cores shared with other jobs).\n\n"
+        "correlations of the centred log proportions (target >= 0.9). One thread; " + load_note()
+        + "\n\n"
         + markdown_table(["K", "D", "link", "worst L1 per seed", "r per seed",
                           "median fit seconds"], rows)
     )
     print(body)
-    write_section("ctm_recovery", "CorrelatedTopicModel: recovery of topics and correlations "
-                  "at the defaults", body)
+    title = "CorrelatedTopicModel: recovery of topics and correlations at the defaults"
+    if section != "ctm_recovery":
+        title += ", larger corpora at K = 20"
+    write_section(section, title, body)
     return results
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--part", choices=["recovery", "oracle-start"], default="recovery")
+    parser.add_argument("--part", choices=["recovery", "oracle-start", "sizes"],
+                        default="recovery")
     args = parser.parse_args()
     if args.part == "oracle-start":
         oracle_start(args.quick)
+    elif args.part == "sizes":
+        print(main(args.quick, LARGER_SETTINGS, "ctm_recovery_sizes"))
     else:
         print(main(args.quick))

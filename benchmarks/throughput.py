@@ -27,6 +27,9 @@ groups against the rest of the 11,314 training messages; and multinomial
 over the 20 classes) and the correlated model (both links, all 18,846
 messages). Each pair is a warm-started chain on 1 thread and one on 2,
 their fits of the same number of sweeps alternated (as for LDA above).
+Then the host's own two-thread scaling on two reference kernels (a
+compute-bound loop; random read-modify-writes of a private array per thread,
+1, 4 and 16 MB), for reading the speed-ups against what this machine allows.
 
 Usage: ``python benchmarks/throughput.py [--quick] [--part {lda,threads}]``.
 """
@@ -132,6 +135,72 @@ def model_one_vs_two_threads(make, X, y, budget, max_iter, n_warm=3):
     return _alternated_rates(chains, int(X.sum()), budget, max_iter)
 
 
+def _host_kernels():
+    """Two reference kernels of the host's own two-thread scaling, compiled
+    here (benchmark code, not the package's): a compute-bound loop (a
+    xorshift generator and a logarithm per step, no memory traffic) and
+    random read-modify-writes of a private int32 array (the access pattern
+    of a token's row of the topic-word counts, without the arithmetic)."""
+    from numba import njit
+
+    @njit(nogil=True, cache=True)
+    def compute(n, seed):
+        x = seed
+        total = 0.0
+        for _ in range(n):
+            x ^= (x << 13) & 0xFFFFFFFFFFFF
+            x ^= x >> 7
+            x ^= (x << 17) & 0xFFFFFFFFFFFF
+            total += np.log(1.0 + (x & 0xFFFF))
+        return total
+
+    @njit(nogil=True, cache=True)
+    def random_access(counts, n, seed):
+        x = seed
+        total = 0
+        m = counts.shape[0]
+        for _ in range(n):
+            x = (x * 6364136223846793005 + 1442695040888963407) & 0x7FFFFFFFFFFFFFFF
+            j = (x >> 20) % m
+            counts[j] += 1
+            total += counts[(j * 7) % m]
+        return total
+
+    return compute, random_access
+
+
+def host_scaling(n_rounds=5, quick=False):
+    """The host's two-thread throughput on the reference kernels of
+    :func:`_host_kernels`: one call alone, then two at once on two threads,
+    alternated ``n_rounds`` times; returns rows (kernel, median seconds of one
+    call alone, median seconds of the two at once, 2 x alone / together)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    compute, random_access = _host_kernels()
+    n_steps = 2_000_000 if quick else 10_000_000
+    cases = [("compute-bound loop", lambda k: compute(n_steps, k + 1))]
+    for megabytes in (1, 4, 16):
+        arrays = [np.zeros(megabytes * 2**18, dtype=np.int32) for _ in range(2)]
+        cases.append((f"random increments, {megabytes} MB per thread",
+                      lambda k, arrays=arrays: random_access(arrays[k], n_steps, k + 1)))
+    rows = []
+    with ThreadPoolExecutor(2) as pool:
+        for name, call in cases:
+            call(0)  # compilation / first touch
+            alone, together = [], []
+            for _ in range(n_rounds):
+                t0 = time.perf_counter()
+                call(0)
+                alone.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                for future in [pool.submit(call, k) for k in range(2)]:
+                    future.result()
+                together.append(time.perf_counter() - t0)
+            one, two = float(np.median(alone)), float(np.median(together))
+            rows.append([name, f"{one:.3f}", f"{two:.3f}", f"{2 * one / two:.2f}"])
+    return rows
+
+
 def threads(quick=False):
     """Two-thread speed-up of the supervised and correlated models' fits."""
     from _corpora import twenty_news
@@ -178,6 +247,17 @@ def threads(quick=False):
                         "2 threads", "speed-up (target >= 1.6)"], rows),
         "",
         f"Machine load (2-core machine): before `{load_before}`; after `{uptime()}`.",
+        "",
+        "The host's own two-thread scaling, measured right after (reference kernels "
+        "compiled by this script: a compute-bound loop, and random read-modify-writes of "
+        "a private int32 array per thread, the access pattern of the sweeps' topic-word "
+        "rows without their arithmetic; one call alone against two at once on two "
+        "threads, alternated 5 times, medians): what a loop bound by computation, and "
+        "one bound by memory accesses over working sets of three sizes, gain from a "
+        "second thread on this host.",
+        "",
+        markdown_table(["reference kernel", "1 call alone (s)", "2 calls at once (s)",
+                        "two-thread throughput"], host_scaling(quick=quick)),
     ])
     if not quick:
         write_section("throughput_threads",
