@@ -532,3 +532,25 @@ def test_inverse_wishart_draws_match_scipy_moments():
     np.testing.assert_allclose(draws.mean(axis=0), scale / (df - 3 - 1), atol=0.01)
     np.testing.assert_allclose(draws.mean(axis=0), reference.mean(axis=0), atol=0.015)
     np.testing.assert_allclose(draws.var(axis=0), reference.var(axis=0), rtol=0.15, atol=1e-3)
+
+
+@pytest.mark.parametrize("max_iter, calibrate, expected", [(60, True, 12), (10, True, 5),
+                                                            (60, False, 0)])
+def test_offsets_are_calibrated_over_the_first_sweeps_only(monkeypatch, max_iter, calibrate,
+                                                             expected):
+    # After each of the first _CALIBRATION_SWEEPS sweeps, or of the burn-in
+    # (max_iter // 2) if shorter; never without calibrate_offset. Calibrating
+    # through the whole burn-in let the states drift (the text benchmark's
+    # score fell with the length of the chain).
+    calls = []
+    original = _GibbsChain.calibrate_offsets
+
+    def counted(chain, row_weight, target):
+        calls.append(1)
+        return original(chain, row_weight, target)
+
+    monkeypatch.setattr(_GibbsChain, "calibrate_offsets", counted)
+    X = _simulate(0, n_rows=60)[0]
+    MultinomialLDS(2, max_iter=max_iter, n_samples=2, calibrate_offset=calibrate,
+                   random_state=0).fit(X)
+    assert len(calls) == expected
