@@ -130,13 +130,16 @@ SETTINGS = [(5, 1000), (10, 2000), (10, 4000), (20, 2000)]
 LARGER_SETTINGS = [(20, 4000), (20, 8000)]
 
 
-def main(quick=False, settings=None, section="ctm_recovery"):
+TITLE = "CorrelatedTopicModel: recovery of topics and correlations at the defaults"
+
+
+def main(quick=False, settings=SETTINGS, section="ctm_recovery", title=TITLE):
     from sklearn_pgtm import CorrelatedTopicModel
 
     if quick:
         settings, seeds = [(5, 500), (10, 1000)], [0, 1]
     else:
-        settings, seeds = settings or SETTINGS, [0, 1, 2]
+        seeds = [0, 1, 2]
     rows, results = [], {}
     for n_topics, n_docs in settings:
         for link in ["logistic_normal", "stick_breaking"]:
@@ -168,9 +171,6 @@ def main(quick=False, settings=None, section="ctm_recovery"):
                           "median fit seconds"], rows)
     )
     print(body)
-    title = "CorrelatedTopicModel: recovery of topics and correlations at the defaults"
-    if section != "ctm_recovery":
-        title += ", larger corpora at K = 20"
     write_section(section, title, body)
     return results
 
@@ -184,6 +184,7 @@ if __name__ == "__main__":
     if args.part == "oracle-start":
         oracle_start(args.quick)
     elif args.part == "sizes":
-        print(main(args.quick, LARGER_SETTINGS, "ctm_recovery_sizes"))
+        print(main(args.quick, LARGER_SETTINGS, "ctm_recovery_sizes",
+                   TITLE + ", larger corpora at K = 20"))
     else:
         print(main(args.quick))

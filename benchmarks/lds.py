@@ -162,6 +162,14 @@ def hmm_log_predictive(train_ids, test_ids, n_words, seed, **params):
     return float(hmm_per_token(train_ids, test_ids, n_words, seed, **params).sum())
 
 
+def hmm_prior_scores(train_ids, val_ids, n_words, seeds, priors):
+    """{emission prior: mean over ``seeds`` of the HMM's log predictive of
+    ``val_ids`` after ``train_ids``} (n_iter=100), to choose the prior on."""
+    return {p: np.mean([hmm_log_predictive(train_ids, val_ids, n_words, seed,
+                                           emissionprob_prior=p, n_iter=100)
+                        for seed in seeds]) for p in priors}
+
+
 def lds_per_token(lds, X_test, test_ids):
     """log p(test token | all earlier tokens) under a fitted MultinomialLDS
     (predict_next_proba: particle filter per kept draw, draws mixed by their
@@ -318,8 +326,7 @@ def text_protocol(quick):
         seconds.append(time.perf_counter() - t0)
     add_row("CategoricalHMM(10), hmmlearn defaults", per_seed, f"{np.mean(seconds):.1f}")
     priors = [1.1, 2.0] if quick else [1.01, 1.1, 1.5, 2.0, 3.0]
-    val_scores = {p: np.mean([hmm_log_predictive(val_train, val, V, s, emissionprob_prior=p,
-                                                 n_iter=100) for s in seeds]) for p in priors}
+    val_scores = hmm_prior_scores(val_train, val, V, seeds, priors)
     best_prior = max(val_scores, key=val_scores.get)
     per_seed, seconds = [], []
     for seed in seeds:
@@ -519,19 +526,17 @@ def windows(quick):
     ends = [2400, 4000] if quick else [2000, 2400, 2800, 3200, 3600, 4000]
     lds_seeds, hmm_seeds = ([0], [0]) if quick else ([0, 1], [0, 1, 2])
     priors = [1.5, 2.0] if quick else [1.1, 1.5, 2.0, 3.0]
-    max_iter = 40 if quick else None
+    params = {"max_iter": 40} if quick else {}
     rows, diffs = [], []
     for end in ends:
         train, test = ids[:end - 100], ids[end - 100:end]
         base = baseline_per_token(train, test, V)
         counts = np.bincount(train, minlength=V)
-        params = {} if max_iter is None else {"max_iter": max_iter}
         lds = np.mean([lds_per_token(MultinomialLDS(10, random_state=seed, **params)
                                      .fit(X[:end - 100]), X[end - 100:end], test)
                        for seed in lds_seeds], axis=0) - base
-        val = {p: np.mean([hmm_log_predictive(ids[:end - 200], ids[end - 200:end - 100], V,
-                                              seed, emissionprob_prior=p, n_iter=100)
-                           for seed in hmm_seeds]) for p in priors}
+        val = hmm_prior_scores(ids[:end - 200], ids[end - 200:end - 100], V, hmm_seeds,
+                               priors)
         prior = max(val, key=val.get)
         hmm = np.mean([hmm_per_token(train, test, V, seed, emissionprob_prior=prior,
                                      n_iter=100) for seed in hmm_seeds], axis=0) - base
