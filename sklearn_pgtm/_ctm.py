@@ -21,6 +21,7 @@ from ._base import (
 )
 from ._chain import TopicChain, factorize, infer_topics
 from ._kernels._ctm import (
+    largest_deviation,
     logistic_normal_update,
     softmax_rows,
     stick_breaking_update,
@@ -322,12 +323,15 @@ class CorrelatedTopicModel(GibbsTopicModel):
         return self.n_components - 1 if self.link == "stick_breaking" else self.n_components
 
     def _proportions(self, gauss, out):
+        """The documents' topic proportions from their Gaussian vectors, in
+        blocks of rows on ``n_jobs`` threads."""
         if self.n_components == 1:
             out[:] = 1.0
-        elif self.link == "stick_breaking":
-            stick_breaking(gauss, out)
-        else:
-            softmax_rows(gauss, out)
+            return
+        to_proportions = stick_breaking if self.link == "stick_breaking" else softmax_rows
+        n_docs = gauss.shape[0]
+        bounds = balanced_cuts(np.arange(n_docs + 1), effective_n_jobs(self.n_jobs, n_docs))
+        map_ranges(lambda lo, hi: to_proportions(gauss[lo:hi], out[lo:hi]), bounds)
 
     def _update_gaussian(self, doc_topic, doc_ptr, gauss, mu, sigma, states):
         """Per-document PG-augmented update of the Gaussian vectors, in place,
@@ -341,18 +345,23 @@ class CorrelatedTopicModel(GibbsTopicModel):
         bounds = balanced_cuts(doc_ptr, effective_n_jobs(self.n_jobs, gauss.shape[0]))
         if self.link == "stick_breaking":
             precision_mean = precision @ mu
-            map_ranges(lambda lo, hi: stick_breaking_update(
-                doc_topic, lengths, gauss, precision, precision_mean, method, self.pg_terms,
-                states, lo, hi), bounds)
+
+            def update(lo, hi):
+                stick_breaking_update(doc_topic, lengths, gauss, precision, precision_mean,
+                                      method, self.pg_terms, states, lo, hi)
+                return largest_deviation(gauss[lo:hi], mu)
         else:
-            map_ranges(lambda lo, hi: logistic_normal_update(
-                doc_topic, lengths, gauss, mu, precision, self.n_subiter, method, self.pg_terms,
-                states, lo, hi), bounds)
-        deviation = np.abs(gauss - mu)
-        if not np.all(np.isfinite(gauss)) or deviation.max(initial=0.0) > _DIVERGENCE_BOUND:
+            def update(lo, hi):
+                logistic_normal_update(doc_topic, lengths, gauss, mu, precision, self.n_subiter,
+                                       method, self.pg_terms, states, lo, hi)
+                return largest_deviation(gauss[lo:hi], mu)
+        # Each block checks its own rows (a whole-array check after the
+        # update was a serial pass as long as a tenth of the update).
+        deviation = max(map_ranges(update, bounds), default=0.0)
+        if not deviation <= _DIVERGENCE_BOUND:
             raise ChainDivergenceError(
                 f"CorrelatedTopicModel diverged: the documents' Gaussian vectors ran off "
-                f"(max |eta - mu| = {deviation.max(initial=np.inf):.3g}) with "
+                f"(max |eta - mu| = {deviation:.3g}) with "
                 f"pg_method={self.pg_method!r}. Use pg_method='exact' or more pg_terms.")
 
     def _neutral_mean(self):

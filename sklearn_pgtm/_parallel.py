@@ -19,7 +19,7 @@ may use and by the number of units to share.
 import functools
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -110,8 +110,16 @@ def map_ranges(kernel, bounds):
     blocks = [(int(bounds[p]), int(bounds[p + 1])) for p in range(len(bounds) - 1)]
     if len(blocks) == 1:
         return [kernel(*blocks[0])]
-    futures = [thread_pool(len(blocks)).submit(kernel, lo, hi) for lo, hi in blocks]
-    return [future.result() for future in futures]
+    # The calling thread takes the first block rather than waiting idle (one
+    # hand-off fewer per call; the multinomial classifier makes 20 calls of
+    # about 1 ms per sweep).
+    futures = [thread_pool(len(blocks) - 1).submit(kernel, lo, hi) for lo, hi in blocks[1:]]
+    try:
+        first = kernel(*blocks[0])
+    finally:
+        # Every block finishes before the call returns, also when one raised.
+        wait(futures)
+    return [first] + [future.result() for future in futures]
 
 
 @functools.cache

@@ -31,9 +31,8 @@ from ._kernels._polyagamma import PG_METHODS
 from ._kernels._random import make_streams
 from ._kernels._slda import (
     draw_augmentation,
+    draw_class_augmentation,
     draw_eta,
-    draw_offset_augmentation,
-    other_classes_offset,
     response_terms,
 )
 from ._kernels._sweeps import BinaryResponse, SoftmaxResponse
@@ -42,7 +41,6 @@ from ._parallel import (
     balanced_cuts,
     effective_n_jobs,
     map_ranges,
-    one_blas_thread,
     thread_pool,
 )
 
@@ -455,10 +453,6 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         return "c (the regularization constant), the priors or the sampler's settings"
 
     def _sweep(self, run):
-        with one_blas_thread():  # the K x K weight conditionals
-            self._sweep_run(run)
-
-    def _sweep_run(self, run):
         if isinstance(run, _SoftmaxRun):
             self._sweep_softmax(run)
             run.trace.record(coef=run.eta.copy())
@@ -519,14 +513,12 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         method = PG_METHODS[self.pg_method]
         n_classes = run.eta.shape[0]
         offset = np.empty(chain.n_docs)
+        lam = np.empty(chain.n_docs)
         for j in range(n_classes):
             # C_dj = log sum_{l != j} exp(omega_dl): softmax_j = expit(omega_dj - C_dj).
-            map_ranges(lambda lo, hi: other_classes_offset(omega, j, lo, hi, offset), bounds)
-            psi = omega[:, j] - offset
-            lam = run.lam[:, j].copy()
-            map_ranges(lambda lo, hi: draw_offset_augmentation(
-                psi, lengths, self.c, method, self.pg_terms, run.pg_states, lo, hi, lam),
-                bounds)
+            map_ranges(lambda lo, hi: draw_class_augmentation(
+                omega, j, lengths, self.c, method, self.pg_terms, run.pg_states, lo, hi,
+                offset, lam), bounds)
             run.lam[:, j] = lam
             eta_j = draw_eta(zbar, lam, run.kappa[:, j], self.prior_variance, run.eta_rng,
                              offset)

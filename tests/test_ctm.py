@@ -13,6 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn_pgtm import CorrelatedTopicModel
 from sklearn_pgtm._ctm import _niw_posterior_draw
 from sklearn_pgtm._kernels._ctm import (
+    largest_deviation,
     logistic_normal_update,
     softmax_rows,
     stick_breaking_update,
@@ -297,6 +298,17 @@ def test_attributes_reproducibility_and_scores():
                                      pg_method="gaussian", random_state=1).fit(X)
         np.testing.assert_array_equal(again.components_, model.components_)
         assert np.isclose(model.perplexity(X), np.exp(-model.score(X) / X.sum()))
+
+
+def test_largest_deviation_matches_numpy_and_flags_non_finite_rows():
+    rng = np.random.RandomState(2)
+    rows, mean = rng.normal(0.0, 3.0, (25, 6)), rng.normal(size=6)
+    assert largest_deviation(rows, mean) == np.abs(rows - mean).max()
+    assert largest_deviation(rows[:0], mean) == 0.0
+    for bad in (np.nan, np.inf, -np.inf):
+        broken = rows.copy()
+        broken[17, 3] = bad
+        assert largest_deviation(broken, mean) == np.inf
 
 
 def test_divergence_is_reported_not_hidden(monkeypatch):

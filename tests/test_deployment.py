@@ -222,3 +222,35 @@ def test_n_jobs_is_capped_and_zero_is_refused():
     from sklearn_pgtm._parallel import _POOLS
 
     assert max(_POOLS) <= available_cores()
+
+
+def test_map_ranges_runs_every_block_once_and_waits_for_all_when_one_raises():
+    import threading
+    import time
+
+    from sklearn_pgtm._parallel import map_ranges
+
+    calls = []
+
+    def kernel(lo, hi):
+        calls.append((lo, hi, threading.current_thread() is threading.main_thread()))
+        return hi - lo
+
+    assert map_ranges(kernel, np.array([0, 3, 7, 12])) == [3, 4, 5]
+    assert sorted(c[:2] for c in calls) == [(0, 3), (3, 7), (7, 12)]
+    # The calling thread takes the first block itself, the pool the others.
+    assert [c[2] for c in calls if c[0] == 0] == [True]
+    assert not any(c[2] for c in calls if c[0] != 0)
+
+    finished = []
+
+    def failing_first(lo, hi):
+        if lo == 0:
+            raise RuntimeError("block 0 failed")
+        time.sleep(0.05)
+        finished.append(lo)
+
+    with pytest.raises(RuntimeError, match="block 0 failed"):
+        map_ranges(failing_first, np.array([0, 1, 2]))
+    # The call returned only after the pool's block had finished.
+    assert finished == [1]

@@ -22,7 +22,13 @@ from sklearn_pgtm import GibbsSLDAClassifier
 from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._kernels._intrinsics import log_positive
 from sklearn_pgtm._kernels._random import make_streams
-from sklearn_pgtm._kernels._slda import draw_eta, eta_conditional, other_classes_offset
+from sklearn_pgtm._kernels._polyagamma import PG_METHODS, pg_draw
+from sklearn_pgtm._kernels._slda import (
+    draw_class_augmentation,
+    draw_eta,
+    eta_conditional,
+    other_classes_offset,
+)
 from sklearn_pgtm._kernels._sweeps import (
     ALL_WORDS,
     BinaryResponse,
@@ -105,6 +111,31 @@ def test_other_classes_offset_matches_scipy():
         other_classes_offset(omega, j, 0, len(omega), out)
         np.testing.assert_allclose(out, logsumexp(np.delete(omega, j, axis=1), axis=1),
                                    rtol=1e-13)
+
+
+def test_class_augmentation_is_the_offset_then_one_pg_draw_per_document():
+    # The fused class step against its two parts done one after the other:
+    # C_dj as other_classes_offset, then lambda_dj ~ PG(c, omega_dj - C_dj)
+    # from document d's stream (0 for an empty document); the same in blocks.
+    rng = np.random.RandomState(7)
+    omega = rng.normal(0.0, 2.0, (40, 4))
+    lengths = rng.randint(0, 5, 40)
+    method = PG_METHODS["auto"]
+    for j, c in [(0, 1.0), (2, 25.0)]:
+        states = make_streams(3, 40)
+        reference_states = states.copy()
+        offset, lam = np.empty(40), np.empty(40)
+        draw_class_augmentation(omega, j, lengths, c, method, 8, states, 0, 15, offset, lam)
+        draw_class_augmentation(omega, j, lengths, c, method, 8, states, 15, 40, offset, lam)
+        expected_offset = np.empty(40)
+        other_classes_offset(omega, j, 0, 40, expected_offset)
+        expected = [0.0 if lengths[d] == 0 else
+                    pg_draw(reference_states[d], c, omega[d, j] - expected_offset[d], method, 8)
+                    for d in range(40)]
+        np.testing.assert_array_equal(offset, expected_offset)
+        np.testing.assert_array_equal(lam, expected)
+        assert np.all(lam[lengths > 0] > 0)
+        np.testing.assert_array_equal(states, reference_states)
 
 
 def test_log_positive_matches_numpy():

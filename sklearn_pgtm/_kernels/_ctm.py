@@ -117,6 +117,20 @@ def softmax_rows(eta, out):
             out[d, k] /= s
 
 
+@njit(cache=CACHE, nogil=True)
+def largest_deviation(rows, mean):
+    """``max |rows[i, k] - mean[k]|`` (0 for no rows), or ``inf`` if any entry
+    of ``rows`` is not finite: the divergence check of the Gaussian vectors."""
+    largest = 0.0
+    for i in range(rows.shape[0]):
+        for k in range(rows.shape[1]):
+            x = rows[i, k]
+            if not math.isfinite(x):
+                return math.inf
+            largest = max(largest, abs(x - mean[k]))
+    return largest
+
+
 # ------------------------------------------------------------ stick breaking
 @njit(cache=CACHE, nogil=True)
 def _stick_breaking_document(d, doc_topic, doc_lengths, psi, precision, precision_mean,

@@ -37,36 +37,47 @@ def draw_augmentation(doc_topic, doc_lengths, eta, c, method, n_terms, states, l
         out[d] = pg_draw(states[d], c, omega / n_d, method, n_terms)
 
 
-@njit(cache=CACHE, nogil=True)
-def draw_offset_augmentation(psi, doc_lengths, c, method, n_terms, states, lo, hi, out):
-    """lambda_d ~ PG(c, psi_d) for documents ``lo:hi`` (the multinomial model's
-    ``psi_d = omega_dj - C_dj`` of one class ``j``); 0 for empty documents.
-
-    Document ``d`` draws from its own stream ``states[d]`` (one draw per class,
-    classes in order), so the draws do not depend on the thread partition.
-    """
-    for d in range(lo, hi):
-        if doc_lengths[d] == 0:
-            out[d] = 0.0
-        else:
-            out[d] = pg_draw(states[d], c, psi[d], method, n_terms)
+@njit(cache=CACHE, inline="always")
+def _log_sum_exp_others(omega, d, j):
+    """``log sum_{l != j} exp(omega[d, l])``, shifted by the largest term."""
+    n_classes = omega.shape[1]
+    top = -np.inf
+    for l in range(n_classes):
+        if l != j:
+            top = max(top, omega[d, l])
+    total = 0.0
+    for l in range(n_classes):
+        if l != j:
+            total += np.exp(omega[d, l] - top)
+    return top + np.log(total)
 
 
 @njit(cache=CACHE, nogil=True)
 def other_classes_offset(omega, j, lo, hi, out):
     """``out[d] = log sum_{l != j} exp(omega[d, l])`` for documents ``lo:hi``
-    (the multinomial model's ``C_dj``), shifted by the largest term."""
-    n_classes = omega.shape[1]
+    (the multinomial model's ``C_dj``)."""
     for d in range(lo, hi):
-        top = -np.inf
-        for l in range(n_classes):
-            if l != j:
-                top = max(top, omega[d, l])
-        total = 0.0
-        for l in range(n_classes):
-            if l != j:
-                total += np.exp(omega[d, l] - top)
-        out[d] = top + np.log(total)
+        out[d] = _log_sum_exp_others(omega, d, j)
+
+
+@njit(cache=CACHE, nogil=True)
+def draw_class_augmentation(omega, j, doc_lengths, c, method, n_terms, states, lo, hi, offset,
+                            out):
+    """For class ``j`` of the multinomial model and documents ``lo:hi``: the
+    offsets ``offset[d] = C_dj`` (as :func:`other_classes_offset`) and
+    ``out[d] = lambda_dj ~ PG(c, omega_dj - C_dj)``; 0 for empty documents.
+
+    One pass over the documents for both, one threaded call per class.
+    Document ``d``
+    draws from its own stream ``states[d]`` (one draw per class, classes in
+    order), so the draws do not depend on the thread partition.
+    """
+    for d in range(lo, hi):
+        offset[d] = _log_sum_exp_others(omega, d, j)
+        if doc_lengths[d] == 0:
+            out[d] = 0.0
+        else:
+            out[d] = pg_draw(states[d], c, omega[d, j] - offset[d], method, n_terms)
 
 
 @njit(cache=CACHE, nogil=True)
