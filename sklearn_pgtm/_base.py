@@ -20,7 +20,6 @@ arrays, the Gibbs run loop with its trace, and one post-fit layer.
 """
 
 import functools
-import warnings
 from dataclasses import dataclass, field
 from numbers import Integral
 
@@ -44,7 +43,7 @@ from ._kernels._random import dirichlet_rows, document_streams, seed_from
 from ._kernels._sweeps import TokenTopics
 from ._parallel import balanced_cuts, effective_n_jobs, map_ranges, one_blas_thread
 from ._progress import ProgressReporter
-from .exceptions import ChainDivergenceError
+from .exceptions import ChainDivergenceError, _warn
 
 # A document longer than this cannot be held in the int32 count matrices.
 MAX_DOCUMENT_TOKENS = np.iinfo(np.int32).max
@@ -92,11 +91,11 @@ def check_counts(estimator, X, *, reset, whom=None):
     if X.nnz:
         fractional = np.count_nonzero(X.data != np.rint(X.data))
         if fractional > _FRACTIONAL_WARNING_SHARE * X.nnz:
-            warnings.warn(
+            _warn(
                 f"{whom}: {fractional} of the {X.nnz} nonzero entries of X are not "
                 "integers; X should hold word counts (e.g. from CountVectorizer, not "
                 "TfidfVectorizer). The values are rounded to the nearest integer.",
-                UserWarning, stacklevel=3)
+                UserWarning)
     X.data = np.rint(X.data)
     lengths = np.asarray(X.sum(axis=1)).ravel() if X.shape[0] else np.zeros(0)
     if lengths.size and lengths.max() > MAX_DOCUMENT_TOKENS:
@@ -309,11 +308,11 @@ def warn_if_trending(trace, whom, setting="max_iter", n_tokens=None, z_threshold
         rise = (t @ (half - half.mean()) / (t @ t)) * half.shape[0]
         if rise / n_tokens <= MIN_RISE_PER_TOKEN:
             return
-    warnings.warn(
+    _warn(
         f"{whom}: the training log-likelihood still rises over the second half of the "
         f"chain (trend z-score {z:.1f}); the chain may not have converged. Increase "
         f"{setting} (or continue the fit with warm_start=True).",
-        ConvergenceWarning, stacklevel=3)
+        ConvergenceWarning)
 
 
 def check_finite(values, whom, what, setting):

@@ -18,13 +18,13 @@ The measures use gensim's smoothing constant ``EPSILON`` and its conventions
 numbers can be compared with ``gensim.models.CoherenceModel``.
 """
 
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
 from ._kernels._config import CACHE
+from .exceptions import _warn
 
 EPSILON = 1e-12
 # Röder et al. (2015), Table 2: the window sizes of C_NPMI and C_V, chosen
@@ -295,11 +295,10 @@ def score_topics(measure, top, n_features, X=None, texts=None, window_size=None)
     missing = np.flatnonzero(occurrences == 0)
     if missing.size:
         shown = word_ids[missing][:10].tolist()
-        warnings.warn(
+        _warn(
             f"{missing.size} top word(s) never occur in the reference corpus (feature ids "
             f"{shown}{'...' if missing.size > 10 else ''}); pairs with them get the "
             "measure's conventional value (see the Notes of topic_coherence).",
             UserWarning,
-            stacklevel=3,
         )
     return MEASURE_FUNCTIONS[measure](local, *counts)

@@ -14,7 +14,6 @@ surface.
 """
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
@@ -29,6 +28,7 @@ from ._chain import TopicChain
 from ._kernels._dirichlet import align_topics, gamma_draw, hmc_update
 from ._lda import GibbsLDA
 from ._priors import ConsensusDensity, DirichletPriors, RaoBlackwellDensity
+from .exceptions import _warn
 
 # |trend z-score| of the chains' kept log h (combined over the chains) above
 # which h is taken to be still drifting. Higher than the log-likelihood
@@ -560,22 +560,22 @@ class EmpiricalBayesLDA(GibbsLDA):
         drifting = [name for name, value in zip(self._h_names(), combined)
                     if abs(value) > DRIFT_Z]
         if drifting:
-            warnings.warn(
+            _warn(
                 f"{whom}: the hyperparameter chain is still moving over its kept draws "
                 f"({', '.join(drifting)}; trend z-score above {DRIFT_Z:g}): it "
                 "has not reached the region of the estimate, and the estimate and its "
                 "covariance are not reliable. Increase burn_in and n_samples, or start "
                 "nearer (doc_topic_prior, topic_word_prior).",
-                ConvergenceWarning, stacklevel=5)
+                ConvergenceWarning)
         if self.n_chains > 1 and run.pooled.ratio > _disagreement_threshold(
                 run.chain_estimates.shape[1], self.n_chains):
-            warnings.warn(
+            _warn(
                 f"{whom}: the {self.n_chains} chains disagree about the hyperparameters: "
                 f"their estimates are {math.sqrt(run.pooled.ratio):.1f} times as spread as "
                 "each chain's batch means imply (the chains sit in different regions of the "
                 "topics). hyperparameter_covariance_ includes this spread, so the region "
                 "is honest but wide; increase burn_in and n_samples for a sharper estimate.",
-                ConvergenceWarning, stacklevel=5)
+                ConvergenceWarning)
 
     def _h_names(self):
         if self.symmetric_alpha:

@@ -1,5 +1,7 @@
 """Input validation, token conversion and inference shared by the estimators."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -156,3 +158,19 @@ def test_kept_counts_move_to_int64_before_int32_could_overflow():
     run.keep_counts()
     assert run.word_topic_sum.dtype == np.int64
     np.testing.assert_array_equal(run.word_topic_sum, before + run.chain.word_topic)
+
+
+def test_warnings_point_at_the_users_call():
+    # Not at the package's own lines (a fixed stacklevel pointed into
+    # _base.py), also through a scikit-learn Pipeline; the ConvergenceWarning
+    # of the chain: tests/test_lda.py.
+    from sklearn.pipeline import make_pipeline
+
+    from sklearn_pgtm import GibbsLDA
+
+    X = np.array([[0.4, 1.6, 2.5], [2.2, 0.0, 1.3], [1.7, 2.6, 0.0]] * 5)
+    for model in (GibbsLDA(2, max_iter=4, burn_in=2, random_state=0),
+                  make_pipeline(GibbsLDA(2, max_iter=4, burn_in=2, random_state=0))):
+        with pytest.warns(UserWarning, match="not integers") as record:
+            model.fit(X)
+        assert {w.filename for w in record if "not integers" in str(w.message)} == {__file__}

@@ -89,9 +89,11 @@ def test_sparse_method_samples_the_same_model(corpus):
 
 def test_convergence_warning_for_a_short_chain(corpus):
     X, _ = corpus
-    with pytest.warns(ConvergenceWarning, match="max_iter"):
+    with pytest.warns(ConvergenceWarning, match="max_iter") as record:
         GibbsLDA(4, max_iter=10, burn_in=4, doc_topic_prior=0.3, topic_word_prior=0.1,
                  random_state=0).fit(X)
+    # Attributed to the caller's line, not to the package's.
+    assert {w.filename for w in record if "max_iter" in str(w.message)} == {__file__}
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         GibbsLDA(4, random_state=0).fit(X)
