@@ -18,7 +18,6 @@ The measures use gensim's smoothing constant ``EPSILON`` and its conventions
 numbers can be compared with ``gensim.models.CoherenceModel``.
 """
 
-
 import numpy as np
 import scipy.sparse as sp
 from numba import njit

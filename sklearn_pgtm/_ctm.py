@@ -345,18 +345,20 @@ class CorrelatedTopicModel(GibbsTopicModel):
         bounds = balanced_cuts(doc_ptr, effective_n_jobs(self.n_jobs, gauss.shape[0]))
         if self.link == "stick_breaking":
             precision_mean = precision @ mu
-
-            def update(lo, hi):
-                stick_breaking_update(doc_topic, lengths, gauss, precision, precision_mean,
-                                      method, self.pg_terms, states, lo, hi)
-                return largest_deviation(gauss[lo:hi], mu)
+            step = lambda lo, hi: stick_breaking_update(  # noqa: E731
+                doc_topic, lengths, gauss, precision, precision_mean, method, self.pg_terms,
+                states, lo, hi)
         else:
-            def update(lo, hi):
-                logistic_normal_update(doc_topic, lengths, gauss, mu, precision, self.n_subiter,
-                                       method, self.pg_terms, states, lo, hi)
-                return largest_deviation(gauss[lo:hi], mu)
-        # Each block checks its own rows (a whole-array check after the
-        # update was a serial pass as long as a tenth of the update).
+            step = lambda lo, hi: logistic_normal_update(  # noqa: E731
+                doc_topic, lengths, gauss, mu, precision, self.n_subiter, method, self.pg_terms,
+                states, lo, hi)
+
+        def update(lo, hi):
+            # Each block checks its own rows (a whole-array check after the
+            # update was a serial pass as long as a tenth of the update).
+            step(lo, hi)
+            return largest_deviation(gauss[lo:hi], mu)
+
         deviation = max(map_ranges(update, bounds), default=0.0)
         if not deviation <= _DIVERGENCE_BOUND:
             raise ChainDivergenceError(

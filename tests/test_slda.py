@@ -27,7 +27,6 @@ from sklearn_pgtm._kernels._slda import (
     draw_class_augmentation,
     draw_eta,
     eta_conditional,
-    other_classes_offset,
 )
 from sklearn_pgtm._kernels._sweeps import (
     ALL_WORDS,
@@ -100,23 +99,27 @@ def test_class_eta_conditional_matches_least_squares():
     np.testing.assert_allclose(np.cov(draws.T), cov_ref, atol=0.05 * np.abs(cov_ref).max())
 
 
-def test_other_classes_offset_matches_scipy():
+def test_class_offsets_match_scipy():
     # C_dj = log sum_{l != j} exp(omega_dl), also when one class dominates
-    # by hundreds of nats (no cancellation) or the scores are huge.
+    # by hundreds of nats (no cancellation) or the scores are huge (empty
+    # documents: the offsets alone, no Polya-Gamma draw).
     rng = np.random.RandomState(6)
     omega = np.vstack([rng.normal(0.0, 3.0, (30, 5)),
                        [[800.0, -5.0, 0.0, 1.0, -900.0], [1e5, 1e5, -1e5, 3.0, 2.0]]])
-    out = np.empty(len(omega))
+    n_docs = len(omega)
+    out, lam = np.empty(n_docs), np.empty(n_docs)
     for j in range(omega.shape[1]):
-        other_classes_offset(omega, j, 0, len(omega), out)
+        draw_class_augmentation(omega, j, np.zeros(n_docs, dtype=np.int64), 1.0,
+                                PG_METHODS["auto"], 8, make_streams(0, n_docs), 0, n_docs,
+                                out, lam)
         np.testing.assert_allclose(out, logsumexp(np.delete(omega, j, axis=1), axis=1),
                                    rtol=1e-13)
 
 
 def test_class_augmentation_is_the_offset_then_one_pg_draw_per_document():
     # The fused class step against its two parts done one after the other:
-    # C_dj as other_classes_offset, then lambda_dj ~ PG(c, omega_dj - C_dj)
-    # from document d's stream (0 for an empty document); the same in blocks.
+    # C_dj (against scipy), then lambda_dj ~ PG(c, omega_dj - C_dj) from
+    # document d's stream (0 for an empty document); the same in blocks.
     rng = np.random.RandomState(7)
     omega = rng.normal(0.0, 2.0, (40, 4))
     lengths = rng.randint(0, 5, 40)
@@ -127,12 +130,11 @@ def test_class_augmentation_is_the_offset_then_one_pg_draw_per_document():
         offset, lam = np.empty(40), np.empty(40)
         draw_class_augmentation(omega, j, lengths, c, method, 8, states, 0, 15, offset, lam)
         draw_class_augmentation(omega, j, lengths, c, method, 8, states, 15, 40, offset, lam)
-        expected_offset = np.empty(40)
-        other_classes_offset(omega, j, 0, 40, expected_offset)
+        np.testing.assert_allclose(offset, logsumexp(np.delete(omega, j, axis=1), axis=1),
+                                   rtol=1e-13)
         expected = [0.0 if lengths[d] == 0 else
-                    pg_draw(reference_states[d], c, omega[d, j] - expected_offset[d], method, 8)
+                    pg_draw(reference_states[d], c, omega[d, j] - offset[d], method, 8)
                     for d in range(40)]
-        np.testing.assert_array_equal(offset, expected_offset)
         np.testing.assert_array_equal(lam, expected)
         assert np.all(lam[lengths > 0] > 0)
         np.testing.assert_array_equal(states, reference_states)

@@ -53,24 +53,16 @@ def _log_sum_exp_others(omega, d, j):
 
 
 @njit(cache=CACHE, nogil=True)
-def other_classes_offset(omega, j, lo, hi, out):
-    """``out[d] = log sum_{l != j} exp(omega[d, l])`` for documents ``lo:hi``
-    (the multinomial model's ``C_dj``)."""
-    for d in range(lo, hi):
-        out[d] = _log_sum_exp_others(omega, d, j)
-
-
-@njit(cache=CACHE, nogil=True)
 def draw_class_augmentation(omega, j, doc_lengths, c, method, n_terms, states, lo, hi, offset,
                             out):
     """For class ``j`` of the multinomial model and documents ``lo:hi``: the
-    offsets ``offset[d] = C_dj`` (as :func:`other_classes_offset`) and
+    offsets ``offset[d] = C_dj = log sum_{l != j} exp(omega[d, l])`` and
     ``out[d] = lambda_dj ~ PG(c, omega_dj - C_dj)``; 0 for empty documents.
 
     One pass over the documents for both, one threaded call per class.
-    Document ``d``
-    draws from its own stream ``states[d]`` (one draw per class, classes in
-    order), so the draws do not depend on the thread partition.
+    Document ``d`` draws from its own stream ``states[d]`` (one draw per
+    class, classes in order), so the draws do not depend on the thread
+    partition.
     """
     for d in range(lo, hi):
         offset[d] = _log_sum_exp_others(omega, d, j)
