@@ -18,12 +18,20 @@ fitted at the default prior on the news corpus (``transform`` only, the fit
 is shared), over three random halvings of the held-out documents.
 
 ``--part subiter``: ``n_subiter`` (sub-iterations S of the logistic-normal
-link's single-site updates per document and sweep) in {1, 2, 4, 8}, other
+link's single-site updates per document and sweep) in {1, 2, 3, 4, 8}, other
 settings at their defaults: held-out perplexity on three real corpora (two
 seeds each), recovery on two drawn corpora, fit seconds and token-sweeps per
 second. Written to its own section (ctm_subiter).
 
-Usage: python benchmarks/ctm_settings.py [--quick] [--part {prior,subiter}]
+``--part sweeps``: ``max_iter`` (with ``burn_in = max_iter // 2``) in {300,
+600, 1000}, both links, two seeds, other settings at their defaults, on the
+three real corpora of ``--part subiter``: held-out perplexity, whether the
+fit's ConvergenceWarning fires, the rise of the log-likelihood trace's fitted
+line over its second half (nats per training token; the warning's criterion,
+``sklearn_pgtm._base.MIN_RISE_PER_TOKEN``) and fit seconds. Written to its
+own section (ctm_sweeps).
+
+Usage: python benchmarks/ctm_settings.py [--quick] [--part {prior,subiter,sweeps}]
 """
 
 import argparse
@@ -39,7 +47,8 @@ from _results import markdown_table, write_section  # noqa: E402
 from ctm_recovery import draw_corpus, evaluate  # noqa: E402
 from defaults import COMP_NEWS, SMALL_NEWS, ap, held_out_corpus, news_subset  # noqa: E402
 
-SUBITERS = [1, 2, 4, 8]
+SUBITERS = [1, 2, 3, 4, 8]
+SWEEPS = [300, 600, 1000]
 STRENGTHS = [0.001, 0.01, 0.1, 1.0]
 INFER_ITERS = [10, 30, 100]
 LINKS = ["logistic_normal", "stick_breaking"]
@@ -114,12 +123,7 @@ def subiter_rows(quick):
             rows.append([f"drawn, K = {n_topics}, D = {n_docs}", s, 0, f"{l1:.2f}",
                          f"{r:.3f}", "", f"{seconds:.1f}", f"{rate:.2f}"])
             print(rows[-1], flush=True)
-    X_ap, _ = ap()
-    corpora = [
-        held_out_corpus("20NG 4 groups x 120", news_subset(SMALL_NEWS, 120), 20),
-        held_out_corpus("comp", news_subset(COMP_NEWS, 60 if quick else None), 20),
-        held_out_corpus("AP", X_ap[:300] if quick else X_ap, 20),
-    ]
+    corpora = real_corpora(quick)
     for corpus in corpora:
         for s in subiters:
             for seed in ([0] if quick else [0, 1]):
@@ -131,6 +135,68 @@ def subiter_rows(quick):
                              f"{seconds:.1f}", f"{rate:.2f}"])
                 print(rows[-1], flush=True)
     return rows, corpora
+
+
+def real_corpora(quick):
+    """The real corpora of ``--part subiter`` and ``--part sweeps``."""
+    X_ap, _ = ap()
+    return [
+        held_out_corpus("20NG 4 groups x 120", news_subset(SMALL_NEWS, 120), 20),
+        held_out_corpus("comp", news_subset(COMP_NEWS, 60 if quick else None), 20),
+        held_out_corpus("AP", X_ap[:300] if quick else X_ap, 20),
+    ]
+
+
+def second_half_rise(trace, n_tokens):
+    """Rise of the least-squares line through the second half of ``trace``
+    over that half, per token (the quantity ConvergenceWarning thresholds)."""
+    half = np.asarray(trace[len(trace) // 2:], dtype=np.float64)
+    t = np.arange(half.shape[0]) - (half.shape[0] - 1) / 2.0
+    return float(t @ (half - half.mean()) / (t @ t) * half.shape[0] / n_tokens)
+
+
+def sweeps_rows(quick):
+    """Held-out perplexity, convergence warning and trend per ``max_iter``."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    sweeps = [40, 80] if quick else SWEEPS
+    corpora = real_corpora(quick)
+    rows = []
+    for corpus in corpora:
+        for link in LINKS:
+            for n_iter in sweeps:
+                for seed in ([0] if quick else [0, 1]):
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always", ConvergenceWarning)
+                        model, seconds = fit(corpus.X_train, corpus.n_topics, link, seed,
+                                             max_iter=n_iter, burn_in=n_iter // 2)
+                    warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+                    perplexity = document_completion(model, corpus.X_heldout)
+                    rise = second_half_rise(model.log_likelihood_trace_, corpus.n_tokens)
+                    rows.append([corpus.name, link, n_iter, seed, f"{perplexity:.1f}",
+                                 "yes" if warned else "", f"{rise:.4f}", f"{seconds:.1f}"])
+                    print(rows[-1], flush=True)
+    return rows, corpora
+
+
+def main_sweeps(quick=False):
+    rows, corpora = sweeps_rows(quick)
+    body = (
+        "CorrelatedTopicModel with `max_iter` varied (`burn_in = max_iter // 2`, other "
+        "settings at their defaults), both links, seeds 0 and 1. Real corpora (10 % of "
+        "the documents held out, document-completion perplexity, lower is better): "
+        + "; ".join(c.describe() for c in corpora)
+        + ". Warning: whether the fit raised its ConvergenceWarning (trend z-score of "
+        "the second half of `log_likelihood_trace_` above 4 and a rise of more than "
+        "0.005 nats per training token over that half). Rise: that rise, nats per "
+        "training token. One thread, on the shared 2-core machine.\n\n"
+        + markdown_table(["corpus", "link", "max_iter", "seed", "perplexity", "warning",
+                          "rise per token", "fit s"], rows)
+    )
+    print(body)
+    write_section("ctm_sweeps", "CorrelatedTopicModel: number of sweeps on real corpora", body)
 
 
 def main_subiter(quick=False):
@@ -182,6 +248,6 @@ def main(quick=False):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--part", choices=["prior", "subiter"], default="prior")
+    parser.add_argument("--part", choices=["prior", "subiter", "sweeps"], default="prior")
     args = parser.parse_args()
-    (main_subiter if args.part == "subiter" else main)(args.quick)
+    {"prior": main, "subiter": main_subiter, "sweeps": main_sweeps}[args.part](args.quick)

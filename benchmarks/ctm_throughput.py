@@ -4,7 +4,7 @@ benchmarks/defaults.py (issue 12: at least 5x on every one).
 
 Ours: the whole default fit (``CorrelatedTopicModel(n_components=20,
 random_state=0)``, both links: the factorized start, the warm-up LDA sweeps
-and the 300 sweeps), rate = training tokens x sweeps / fit seconds, after
+and all of its max_iter sweeps), rate = training tokens x sweeps / fit seconds, after
 one tiny fit per link that loads the compiled kernels.
 tomotopy: ``CTModel(k=20, seed=0)`` at its defaults, ``train(10, workers=1)``
 untimed (its initialization), then ``train(n, workers=1)`` timed, rate =

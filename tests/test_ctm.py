@@ -139,6 +139,14 @@ def test_document_blocks_give_the_same_draws():
         logistic_normal_update(counts, lengths, b, mu, precision, 2, PG_GAUSSIAN, 1, states,
                                lo, hi)
     np.testing.assert_array_equal(a, b)
+    # The kernel updates documents side by side in groups; one document per
+    # call (groups of one) gives the same draws.
+    b = np.zeros((50, 4))
+    states = make_streams(5, 50)
+    for d in range(50):
+        logistic_normal_update(counts, lengths, b, mu, precision, 2, PG_GAUSSIAN, 1, states,
+                               d, d + 1)
+    np.testing.assert_array_equal(a, b)
     a, b = np.zeros((50, 3)), np.zeros((50, 3))
     stick_breaking_update(counts, lengths, a, precision[:3, :3], np.zeros(3), PG_EXACT, 1,
                           make_streams(6, 50), 0, 50)

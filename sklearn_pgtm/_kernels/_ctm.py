@@ -22,82 +22,108 @@ from ._random import standard_normal
 
 
 # ------------------------------------------------------------ logistic normal
-@njit(cache=CACHE, nogil=True)
-def _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_subiter,
-                              method, n_terms, states):
-    """S sweeps of single-site updates of eta_d.
+# Documents updated side by side in one loop. Within a document the
+# single-site updates are a serial chain (each site's zeta depends on the
+# last update), so one document at a time leaves the core waiting on the
+# latency of its exponentials, logarithms and Pólya-Gamma draw; the chains
+# of different documents are independent and interleave. Each document keeps
+# its own stream and order of operations, so the draws do not depend on the
+# grouping. Measured on 2,000 documents of 50-300 words, K = 20, S = 4:
+# 100 ns per site one at a time, 69-70 ns in groups of 2, 4 or 8.
+_DOC_GROUP = 4
 
-    Two running quantities make each site O(K) multiply-adds and O(1)
-    exponentials instead of O(K) exponentials: the shifted exponentials
-    ``e_j = exp(eta_j - shift)`` with their total (for zeta), and the residual
-    ``r = P (eta - mu)`` (for the conditional prior mean).
+
+@njit(cache=CACHE, nogil=True, inline="always")
+def _shifted_exponentials(row, out):
+    """``out = exp(row - max(row))``; returns ``(max(row), sum(out))``."""
+    top = row[0]
+    for j in range(1, row.shape[0]):
+        if row[j] > top:
+            top = row[j]
+    total = 0.0
+    for j in range(row.shape[0]):
+        out[j] = math.exp(row[j] - top)
+        total += out[j]
+    return top, total
+
+
+@njit(cache=CACHE, nogil=True, inline="always")
+def _logistic_normal_group(first, n_docs, doc_topic, doc_lengths, eta, mu, precision,
+                           n_subiter, method, n_terms, states, e, r, shift, total):
+    """S sweeps of single-site updates of eta_d for the ``n_docs`` documents
+    from ``first``, interleaved site by site.
+
+    Two running quantities per document make each site O(K) multiply-adds
+    and O(1) exponentials instead of O(K) exponentials: the shifted
+    exponentials ``e_j = exp(eta_j - shift)`` with their total (for zeta),
+    and the residual ``r = P (eta - mu)`` (for the conditional prior mean).
     """
     n_topics = mu.shape[0]
-    n_d = float(doc_lengths[d])
-    state = states[d]
-    row = eta[d]
-    e = np.empty(n_topics)
-    r = np.empty(n_topics)
-    for i in range(n_topics):
-        acc = 0.0
-        for j in range(n_topics):
-            acc += precision[i, j] * (row[j] - mu[j])
-        r[i] = acc
+    for g in range(n_docs):
+        d = first + g
+        for i in range(n_topics):
+            acc = 0.0
+            for j in range(n_topics):
+                acc += precision[i, j] * (eta[d, j] - mu[j])
+            r[g, i] = acc
     for _ in range(n_subiter):
         # Fresh shift and total each sub-iteration (no drift accumulates).
-        shift = row[0]
-        for j in range(1, n_topics):
-            if row[j] > shift:
-                shift = row[j]
-        total = 0.0
-        for j in range(n_topics):
-            e[j] = math.exp(row[j] - shift)
-            total += e[j]
+        for g in range(n_docs):
+            shift[g], total[g] = _shifted_exponentials(eta[first + g], e[g])
         for k in range(n_topics):
-            rest = total - e[k]
-            if rest < 1e-8 * total:
-                # eta_k dominates: the subtraction lost its digits, sum directly.
-                rest = 0.0
-                for j in range(n_topics):
-                    if j != k:
-                        rest += e[j]
-            zeta = shift + math.log(rest)
-            rho = row[k] - zeta
-            lam = pg_draw_fast(state, n_d, rho, method, n_terms) if n_d > 0 else 0.0
             p_kk = precision[k, k]
-            # Prior conditional mean m = mu_k - sum_{j != k} P_kj (eta_j - mu_j) / P_kk
-            # = eta_k - r_k / P_kk, so P_kk m = P_kk eta_k - r_k; the posterior is
-            # N((P_kk m + kappa + lam zeta) / (P_kk + lam), 1 / (P_kk + lam)).
-            # Written with one division and one square root: the updates of a
-            # document are a serial chain, and its latency is the cost.
-            kappa = doc_topic[d, k] - 0.5 * n_d
-            post_var = 1.0 / (p_kk + lam)
-            numerator = p_kk * row[k] - r[k] + kappa + lam * zeta
-            new = numerator * post_var + standard_normal(state) * math.sqrt(post_var)
-            delta = new - row[k]
-            row[k] = new
-            for j in range(n_topics):
-                r[j] += precision[k, j] * delta  # P is symmetric: row k is contiguous
-            if new - shift > 30.0:
-                # Re-shift before the exponentials can overflow.
-                shift = new
-                total = 0.0
+            for g in range(n_docs):
+                d = first + g
+                n_d = float(doc_lengths[d])
+                rest = total[g] - e[g, k]
+                if rest < 1e-8 * total[g]:
+                    # eta_k dominates: the subtraction lost its digits, sum directly.
+                    rest = 0.0
+                    for j in range(n_topics):
+                        if j != k:
+                            rest += e[g, j]
+                zeta = shift[g] + math.log(rest)
+                rho = eta[d, k] - zeta
+                lam = pg_draw_fast(states[d], n_d, rho, method, n_terms) if n_d > 0 else 0.0
+                # Prior conditional mean m = mu_k - sum_{j != k} P_kj (eta_j - mu_j) / P_kk
+                # = eta_k - r_k / P_kk, so P_kk m = P_kk eta_k - r_k; the posterior is
+                # N((P_kk m + kappa + lam zeta) / (P_kk + lam), 1 / (P_kk + lam)),
+                # written with one division and one square root.
+                kappa = doc_topic[d, k] - 0.5 * n_d
+                post_var = 1.0 / (p_kk + lam)
+                numerator = p_kk * eta[d, k] - r[g, k] + kappa + lam * zeta
+                new = numerator * post_var + standard_normal(states[d]) * math.sqrt(post_var)
+                delta = new - eta[d, k]
+                eta[d, k] = new
                 for j in range(n_topics):
-                    e[j] = math.exp(row[j] - shift)
-                    total += e[j]
-            else:
-                e_new = math.exp(new - shift)
-                total += e_new - e[k]
-                e[k] = e_new
+                    r[g, j] += precision[k, j] * delta  # P is symmetric: row k is contiguous
+                if new - shift[g] > 30.0:
+                    # Re-shift before the exponentials can overflow.
+                    shift[g] = new
+                    acc = 0.0
+                    for j in range(n_topics):
+                        e[g, j] = math.exp(eta[d, j] - new)
+                        acc += e[g, j]
+                    total[g] = acc
+                else:
+                    e_new = math.exp(new - shift[g])
+                    total[g] += e_new - e[g, k]
+                    e[g, k] = e_new
 
 
 @njit(cache=CACHE, nogil=True)
 def logistic_normal_update(doc_topic, doc_lengths, eta, mu, precision, n_subiter, method,
                            n_terms, states, lo, hi):
     """Resample the eta_d of documents ``lo:hi`` (rows of ``eta``) in place."""
-    for d in range(lo, hi):
-        _logistic_normal_document(d, doc_topic, doc_lengths, eta, mu, precision, n_subiter,
-                                  method, n_terms, states)
+    n_topics = mu.shape[0]
+    e = np.empty((_DOC_GROUP, n_topics))
+    r = np.empty((_DOC_GROUP, n_topics))
+    shift = np.empty(_DOC_GROUP)
+    total = np.empty(_DOC_GROUP)
+    for first in range(lo, hi, _DOC_GROUP):
+        _logistic_normal_group(first, min(_DOC_GROUP, hi - first), doc_topic, doc_lengths, eta,
+                               mu, precision, n_subiter, method, n_terms, states, e, r, shift,
+                               total)
 
 
 @njit(cache=CACHE, nogil=True)
@@ -105,16 +131,9 @@ def softmax_rows(eta, out):
     """out[d] = softmax(eta[d])."""
     n_docs, n_topics = eta.shape
     for d in range(n_docs):
-        m = eta[d, 0]
-        for k in range(1, n_topics):
-            if eta[d, k] > m:
-                m = eta[d, k]
-        s = 0.0
+        _, total = _shifted_exponentials(eta[d], out[d])
         for k in range(n_topics):
-            out[d, k] = math.exp(eta[d, k] - m)
-            s += out[d, k]
-        for k in range(n_topics):
-            out[d, k] /= s
+            out[d, k] /= total
 
 
 @njit(cache=CACHE, nogil=True)
