@@ -28,7 +28,8 @@ second. Written to its own section (ctm_subiter).
 three real corpora of ``--part subiter``: held-out perplexity, whether the
 fit's ConvergenceWarning fires, the rise of the log-likelihood trace's fitted
 line over its second half (nats per training token; the warning's criterion,
-``sklearn_pgtm._base.MIN_RISE_PER_TOKEN``) and fit seconds. Written to its
+``sklearn_pgtm._base.fitted_rise`` against ``MIN_RISE_PER_TOKEN``) and fit
+seconds. Written to its
 own section (ctm_sweeps).
 
 ``--part warmup``: the length of the plain-LDA warm-up that starts the
@@ -156,19 +157,13 @@ def real_corpora(quick):
     ]
 
 
-def second_half_rise(trace, n_tokens):
-    """Rise of the least-squares line through the second half of ``trace``
-    over that half, per token (the quantity ConvergenceWarning thresholds)."""
-    half = np.asarray(trace[len(trace) // 2:], dtype=np.float64)
-    t = np.arange(half.shape[0]) - (half.shape[0] - 1) / 2.0
-    return float(t @ (half - half.mean()) / (t @ t) * half.shape[0] / n_tokens)
-
-
 def sweeps_rows(quick):
     """Held-out perplexity, convergence warning and trend per ``max_iter``."""
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
+
+    from sklearn_pgtm._base import fitted_rise
 
     sweeps = [40, 80] if quick else SWEEPS
     corpora = real_corpora(quick)
@@ -183,7 +178,9 @@ def sweeps_rows(quick):
                                              max_iter=n_iter, burn_in=n_iter // 2)
                     warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
                     perplexity = document_completion(model, corpus.X_heldout)
-                    rise = second_half_rise(model.log_likelihood_trace_, corpus.n_tokens)
+                    # The rise ConvergenceWarning thresholds (per token).
+                    trace = model.log_likelihood_trace_
+                    rise = fitted_rise(trace[len(trace) // 2:]) / corpus.n_tokens
                     rows.append([corpus.name, link, n_iter, seed, f"{perplexity:.1f}",
                                  "yes" if warned else "", f"{rise:.4f}", f"{seconds:.1f}"])
                     print(rows[-1], flush=True)

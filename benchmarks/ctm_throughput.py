@@ -3,9 +3,9 @@ tomotopy's CTModel, one thread each, on the real corpora of
 benchmarks/defaults.py (issue 12: at least 5x on every one).
 
 Ours: the whole default fit (``CorrelatedTopicModel(n_components=20,
-random_state=0)``, both links: the factorized start, the warm-up LDA sweeps
-and all of its max_iter sweeps), rate = training tokens x sweeps / fit seconds, after
-one tiny fit per link that loads the compiled kernels.
+random_state=0)``, both links: the factorized start and all of its max_iter
+sweeps, the plain-LDA warm-up included), rate = training tokens x sweeps /
+fit seconds, after one tiny fit per link that loads the compiled kernels.
 tomotopy: ``CTModel(k=20, seed=0)`` at its defaults, ``train(10, workers=1)``
 untimed (its initialization), then ``train(n, workers=1)`` timed, rate =
 ``num_words`` x n / seconds; n = 40 (10 with --quick). Leaving tomotopy's

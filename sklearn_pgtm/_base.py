@@ -281,6 +281,15 @@ def trend_z_score(values):
     return float(slope / se)
 
 
+def fitted_rise(values):
+    """Rise of the least-squares line through ``values`` over their stretch
+    (its slope times the number of values), for at least 2 values."""
+    values = np.asarray(values, dtype=np.float64)
+    n = values.shape[0]
+    t = np.arange(n) - (n - 1) / 2.0
+    return float(t @ (values - values.mean()) / (t @ t) * n)
+
+
 # A rise of the log-likelihood over the kept half of the chain smaller than
 # this many nats per token (0.5 % of the training perplexity) is not reported:
 # on a 20 Newsgroups subset (432 documents, K = 20) chains of 1,000 sweeps
@@ -303,11 +312,8 @@ def warn_if_trending(trace, whom, setting="max_iter", n_tokens=None, z_threshold
     z = trend_z_score(half)
     if z <= z_threshold:
         return
-    if n_tokens:
-        t = np.arange(half.shape[0]) - (half.shape[0] - 1) / 2.0
-        rise = (t @ (half - half.mean()) / (t @ t)) * half.shape[0]
-        if rise / n_tokens <= MIN_RISE_PER_TOKEN:
-            return
+    if n_tokens and fitted_rise(half) / n_tokens <= MIN_RISE_PER_TOKEN:
+        return
     _warn(
         f"{whom}: the training log-likelihood still rises over the second half of the "
         f"chain (trend z-score {z:.1f}); the chain may not have converged. Increase "

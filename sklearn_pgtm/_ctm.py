@@ -125,9 +125,9 @@ class CorrelatedTopicModel(GibbsTopicModel):
         (logistic-normal link). Measured at the default 1,000 sweeps (with
         the 20-sweep warm-up of then; benchmarks/ctm_settings.py --part
         subiter, K = 20, two seeds, S = 1 / 2 / 3 / 4 / 8): mean held-out
-        perplexity 1997 / 1993 / 1970 / 1973
-        / 1966 on 432 20 Newsgroups messages, 994 / 992 / 989 / 990 / 990 on
-        the five comp.* groups and 2473 / 2453 / 2451 / 2451 / 2448 on AP;
+        perplexity 1997 / 1993 / 1970 / 1973 / 1966 on 432 20 Newsgroups
+        messages, 994 / 992 / 989 / 990 / 990 on the five comp.* groups and
+        2473 / 2453 / 2451 / 2451 / 2448 on AP;
         recovery on a drawn corpus (K = 10, D = 2,000) the same for every S.
         S = 3 is within the seeds' noise of 4 and of the paper's 8 (Chen et
         al. found 8 fastest to converge at K = 200 and 1,000, where the topic
@@ -163,13 +163,13 @@ class CorrelatedTopicModel(GibbsTopicModel):
         The chain starts from topics drawn by a nonnegative factorization of
         the counts (a start that keeps co-occurring topics apart; user guide
         :ref:`ctm_merged`); the first ``burn_in // 2`` sweeps are plain LDA
-        sweeps with a Dirichlet(1) prior (:ref:`ctm_warmup`). Measured on three real
-        corpora at K = 20 (``benchmarks/RESULTS.md``, "number of sweeps on
-        real corpora": 432 to 2,642 documents, 69,000 to 472,000 tokens; two
-        seeds, ``burn_in = max_iter // 2``, ``n_subiter=4`` and the 20-sweep
-        warm-up, the defaults then), the held-out perplexity was lower
-        at 1,000 sweeps than at 300 on every corpus and link: 300 / 600 / 1,000
-        sweeps gave 2030 / 2000 / 1973 (logistic normal) and 2053 / 2032 /
+        sweeps with a Dirichlet(1) prior (:ref:`ctm_warmup`). Measured on
+        three real corpora at K = 20 (``benchmarks/RESULTS.md``, "number of
+        sweeps on real corpora": 432 to 2,642 documents, 69,000 to 472,000
+        tokens; two seeds, ``burn_in = max_iter // 2``, ``n_subiter=4`` and
+        the 20-sweep warm-up, the defaults then), the held-out perplexity was
+        lower at 1,000 sweeps than at 300 on every corpus and link: 300 / 600
+        / 1,000 sweeps gave 2030 / 2000 / 1973 (logistic normal) and 2053 / 2032 /
         2034 (stick breaking) on 432 20 Newsgroups messages, 1006 / 994 / 991
         and 1009 / 996 / 993 on the five comp.* groups, 2463 / 2455 / 2451
         and 2487 / 2470 / 2469 on AP (means of the two seeds). The chain is
