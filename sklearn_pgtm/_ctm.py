@@ -40,6 +40,15 @@ _DIVERGENCE_BOUND = 1e4
 # False: start from random topics (the start before issue 12's fix; the
 # tests switch it off to show that their recovery check sees merged topics).
 _FACTOR_START = True
+# The warm-up's first sweep smooths the topics with a topic-word prior whose
+# V * beta pseudo-counts are this share of a topic's mean token count; the
+# prior then falls geometrically to the model's own over the first half of
+# the warm-up (0: no annealing). Chosen by benchmarks/ctm_settings.py --part
+# anneal (user guide :ref:`ctm_anneal`): of 12 fits to drawn corpora at K =
+# 20, 7 ended with a pair of topics merged (worst L1 >= 1.27) without
+# annealing, 3 at 0.05, none at 0.1 (worst L1 <= 0.80) and 6 at 0.25, which
+# smooths enough to merge pairs anew.
+_ANNEAL_MASS = 0.1
 
 
 def _niw_posterior_draw(x, mean0, kappa0, psi0, nu0, rng):
@@ -163,7 +172,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
         The chain starts from topics drawn by a nonnegative factorization of
         the counts (a start that keeps co-occurring topics apart; user guide
         :ref:`ctm_merged`); the first ``burn_in // 2`` sweeps are plain LDA
-        sweeps with a Dirichlet(1) prior (:ref:`ctm_warmup`). Measured on
+        sweeps with a Dirichlet(1) prior (:ref:`ctm_warmup`), the topic-word
+        prior annealed over their first half (:ref:`ctm_anneal`). Measured on
         three real corpora at K = 20 (``benchmarks/RESULTS.md``, "number of
         sweeps on real corpora": 432 to 2,642 documents, 69,000 to 472,000
         tokens; two seeds, ``burn_in = max_iter // 2``, ``n_subiter=4`` and
@@ -186,14 +196,16 @@ class CorrelatedTopicModel(GibbsTopicModel):
     burn_in : int, default=500
         Sweeps before ``(mu, Sigma)`` and the topic-word counts are averaged
         (half of ``max_iter``, measured with it). Its first half is the plain
-        LDA warm-up; an "auto" ``topic_word_prior`` is estimated over its
-        second half and held at the estimate afterwards. The warm-up was at
-        most 20 sweeps before; half the burn-in (``benchmarks/RESULTS.md``,
-        "length of the LDA warm-up") took a drawn corpus (K = 10, D = 4,000,
-        a pair at correlation 0.85) from a merged pair (worst L1 1.69, both
-        links) to every topic found (0.18 / 0.19), raised r at K = 20 to at
-        least 0.91 on every seed, and gave lower or equal (within 0.2 %)
-        held-out perplexity on the three real corpora of ``max_iter``.
+        LDA warm-up (the topic-word prior annealed over the warm-up's first
+        half, :ref:`ctm_anneal`); an "auto" ``topic_word_prior`` is estimated
+        over the burn-in's second half and held at the estimate afterwards.
+        The warm-up was at most 20 sweeps before; half the burn-in
+        (``benchmarks/RESULTS.md``, "length of the LDA warm-up") took a drawn
+        corpus (K = 10, D = 4,000, a pair at correlation 0.85) from a merged
+        pair (worst L1 1.69, both links) to every topic found (0.18 / 0.19),
+        raised r at K = 20 to at least 0.91 on every seed, and gave lower or
+        equal (within 0.2 %) held-out perplexity on the three real corpora of
+        ``max_iter``.
 
     n_infer_iter : int, default=100
         Gibbs sweeps over a new document's topics and Gaussian vector (topics
@@ -404,6 +416,24 @@ class CorrelatedTopicModel(GibbsTopicModel):
         the first half of the burn-in (user guide :ref:`ctm_warmup`)."""
         return self.burn_in // 2
 
+    def _warmup_beta(self, run):
+        """Topic-word prior of the warm-up sweep ``run.iteration``.
+
+        Annealed (user guide :ref:`ctm_anneal`): over the first half of the
+        warm-up it falls geometrically from ``beta_0``, whose ``V * beta_0``
+        pseudo-counts are :data:`_ANNEAL_MASS` of a topic's mean token count,
+        to the chain's prior ``beta`` (never below it, elementwise for an
+        array prior); afterwards it is ``beta``. Smooth topics let the tokens
+        of two co-occurring topics that the start merged move apart.
+        """
+        beta = run.priors.beta
+        n_anneal = self._n_warmup() // 2
+        if run.iteration >= n_anneal:
+            return beta
+        chain = run.chain
+        start = np.maximum(_ANNEAL_MASS * chain.n_tokens / (chain.n_topics * chain.n_words), beta)
+        return start * (beta / start) ** (run.iteration / n_anneal)
+
     # ------------------------------------------------------- the model's steps
     def _start_run(self, X, doc_ptr, word_ids, seed):
         seeds = np.random.SeedSequence(seed).spawn(5)
@@ -434,7 +464,7 @@ class CorrelatedTopicModel(GibbsTopicModel):
             # Warm start: plain LDA sweeps with a smooth Dirichlet(1) prior
             # separate co-occurring topics before the (more peaked)
             # correlated proportions take over.
-            chain.sweep_lda(run.priors.alpha, run.priors.beta, self.n_jobs)
+            chain.sweep_lda(run.priors.alpha, self._warmup_beta(run), self.n_jobs)
         else:
             self._update_gaussian(chain.tokens.doc_topic, chain.tokens.doc_ptr, run.gauss,
                                   run.mu, run.sigma, run.gauss_states)

@@ -221,18 +221,55 @@ def test_recovers_topic_correlations_from_model_data(link):
 def test_recovery_check_fails_on_merged_topics(monkeypatch):
     # The check above has power: started from random topics (the start
     # before the factorization) with the 20-sweep warm-up of before
-    # 2026-11-27, the chain merges a pair of co-occurring topics on seed 5 and
-    # the check sees it. (With the warm-up of half the burn-in, the random
-    # start finds the pair too.)
+    # 2026-11-27 and no annealing, the chain merges a pair of co-occurring
+    # topics on seed 5 and the check sees it. (With the warm-up of half the
+    # burn-in, or with the annealed prior alone, the random start finds the
+    # pair too.)
     import sklearn_pgtm._ctm as ctm
 
     monkeypatch.setattr(ctm, "_FACTOR_START", False)
+    monkeypatch.setattr(ctm, "_ANNEAL_MASS", 0.0)
     monkeypatch.setattr(ctm.CorrelatedTopicModel, "_n_warmup",
                         lambda self: min(20, self.burn_in // 2))
     X, phi, corr = correlated_corpus(seed=5)
     model = CorrelatedTopicModel(6, link="stick_breaking", random_state=5).fit(X)
     worst_l1, _ = recovery(model, phi, corr)
     assert worst_l1 > 0.5
+
+
+def _warmup_priors(monkeypatch, X, **params):
+    """The topic-word prior of every plain-LDA sweep of a fit."""
+    from sklearn_pgtm._chain import TopicChain
+
+    seen = []
+    original = TopicChain.sweep_lda
+
+    def recording(self, alpha, beta, n_jobs=None):
+        seen.append(np.copy(beta))
+        return original(self, alpha, beta, n_jobs)
+
+    monkeypatch.setattr(TopicChain, "sweep_lda", recording)
+    CorrelatedTopicModel(4, random_state=0, **params).fit(X)
+    return np.array(seen)
+
+
+def test_warmup_anneals_the_topic_word_prior(monkeypatch):
+    # First half of the warm-up: from V beta_0 = _ANNEAL_MASS x the mean
+    # tokens per topic down geometrically to the prior; then the prior.
+    import sklearn_pgtm._ctm as ctm
+
+    X, _, _ = correlated_corpus(seed=3)
+    prior = 0.001
+    betas = _warmup_priors(monkeypatch, X, topic_word_prior=prior, max_iter=24, burn_in=20)
+    assert betas.shape == (10,)  # the warm-up: burn_in // 2 sweeps
+    start = ctm._ANNEAL_MASS * X.sum() / (4 * X.shape[1])
+    assert start > 10 * prior
+    np.testing.assert_allclose(betas[:5], start * (prior / start) ** (np.arange(5) / 5))
+    np.testing.assert_allclose(betas[5:], prior)
+    # A prior above beta_0 is not annealed.
+    large = 2 * start
+    betas = _warmup_priors(monkeypatch, X, topic_word_prior=large, max_iter=24, burn_in=20)
+    np.testing.assert_allclose(betas, large)
 
 
 def test_factorized_start_draws_in_proportion_to_the_factorization():
