@@ -157,7 +157,7 @@ def subiter_rows(quick):
 
 
 def real_corpora(quick):
-    """The real corpora of ``--part subiter`` and ``--part sweeps``."""
+    """The real corpora of ``--part subiter``, ``sweeps``, ``warmup`` and ``anneal``."""
     X_ap, _ = ap()
     return [
         held_out_corpus("20NG 4 groups x 120", news_subset(SMALL_NEWS, 120), 20),
@@ -311,8 +311,7 @@ def anneal_rows(quick):
                 row = [corpus.name, link, seed]
                 for mass in (0.0, default):
                     with mock.patch.object(ctm_module, "_ANNEAL_MASS", mass):
-                        model, seconds = fit(corpus.X_train, corpus.n_topics, link, seed,
-                                             **short)
+                        model, _ = fit(corpus.X_train, corpus.n_topics, link, seed, **short)
                     row.append(f"{document_completion(model, corpus.X_heldout):.1f}")
                 real_rows.append(row)
                 print(row, flush=True)

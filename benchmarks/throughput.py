@@ -242,7 +242,8 @@ def threads(quick=False):
         # The correlated chain's first burn_in // 2 sweeps are plain LDA sweeps
         # (250 at the defaults): a burn-in of 40 keeps that warm-up at 20
         # sweeps, so that the timed sweeps are correlated ones, the bulk of a
-        # default fit.
+        # default fit, except the first round's first 16 (iterations 4-19, after
+        # the 3 warm-start sweeps and the sizing sweep).
         ("CorrelatedTopicModel, logistic normal", X_all, None,
          lambda j: CorrelatedTopicModel(burn_in=40, n_jobs=j)),
         ("CorrelatedTopicModel, stick breaking", X_all, None,
@@ -261,7 +262,8 @@ def threads(quick=False):
         "Whole fits at the defaults (K = 20; the classifier without its split-merge "
         "moves, which are not sweeps; the correlated model with a burn-in of 40, so "
         "that its plain-LDA warm-up, half the burn-in, ends after 20 sweeps and the "
-        "timed sweeps are correlated ones) continuing warm-started chains (3 warm-up "
+        "timed sweeps are correlated ones, except in the first round) continuing "
+        "warm-started chains (3 warm-up "
         "sweeps from a random start, compilation included there), one chain on 1 thread "
         f"and one on 2, in {n_rounds} rounds of two fits of the same number of sweeps "
         f"(timed iters per fit, chosen for about {budget:g} s per fit), the 1-thread fit "

@@ -270,8 +270,7 @@ def trend_z_score(values):
     n = values.shape[0]
     if n < 4:
         return 0.0
-    t = np.arange(n) - (n - 1) / 2.0
-    slope = t @ (values - values.mean()) / (t @ t)
+    t, slope = _least_squares_slope(values)
     resid = values - values.mean() - slope * t
     var = resid @ resid / (n - 2)
     if var == 0.0:
@@ -285,9 +284,15 @@ def fitted_rise(values):
     """Rise of the least-squares line through ``values`` over their stretch
     (its slope times the number of values), for at least 2 values."""
     values = np.asarray(values, dtype=np.float64)
+    return float(_least_squares_slope(values)[1] * values.shape[0])
+
+
+def _least_squares_slope(values):
+    """Centred time index ``t`` of float array ``values`` and the slope of
+    their least-squares line."""
     n = values.shape[0]
     t = np.arange(n) - (n - 1) / 2.0
-    return float(t @ (values - values.mean()) / (t @ t) * n)
+    return t, t @ (values - values.mean()) / (t @ t)
 
 
 # A rise of the log-likelihood over the kept half of the chain smaller than
