@@ -11,6 +11,7 @@ import datetime
 import os
 import platform
 import re
+import shlex
 import sys
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
@@ -34,7 +35,7 @@ def load_note():
 def command_line():
     """The command that is running, as it was typed (relative script path)."""
     args = [os.path.relpath(sys.argv[0])] + sys.argv[1:]
-    return "python " + " ".join(args)
+    return "python " + shlex.join(args)
 
 
 def write_section(name, title, body, command=None):

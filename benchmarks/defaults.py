@@ -30,13 +30,19 @@ of the "auto" prior update inside the chain (all of 20 Newsgroups, K = 20 and
 GibbsLDA; estimated over the kept sweeps and refitted, EmpiricalBayesLDA) are
 compared by their rows in the ``peers`` table.
 
+Part ``eblda`` (not in ``all``): which of EmpiricalBayesLDA's chains should
+run the final sweeps; every fit repeated with each chain continued, on the
+real corpora of the ``peers`` table but all of 20 Newsgroups, seeds 0-2
+(about 20 minutes).
+
 Part ``classifier``: GibbsSLDAClassifier (``c=25``, K = 20) against tomotopy's
 SLDAModel and LatentDirichletAllocation + LinearSVC on binary tasks, each
 model over five seeds (one fit's accuracy moves by 0.01-0.02 with the seed,
 as much as the margins of the targets), with the issue's verdicts.
 
-Usage: python benchmarks/defaults.py [--quick] [--part peers|classifier|lda|all]
+Usage: python benchmarks/defaults.py [--quick] [--part peers|classifier|lda|eblda|all]
        [--corpora NAME ...]   (peers table on some corpora only, own section)
+       [--models NAME ...]    (peers table with some models only, own section)
        [--seeds S ...]        (every model fitted with each seed; means reported)
 
 ``--quick`` (small corpora, K = 20, one pair) takes about 2 minutes. The full
@@ -410,6 +416,77 @@ def fit_topic_model(factory, corpus):
 
 
 # --------------------------------------------------------------------------
+# part "eblda": which of EmpiricalBayesLDA's chains runs the final sweeps
+# --------------------------------------------------------------------------
+
+
+def eblda_final_chains(corpus, seed):
+    """One EmpiricalBayesLDA fit at its defaults per chain, each handing the
+    final sweeps to that chain (a private hook; the chains and the estimate
+    are the same in every fit). Returns each chain's held-out perplexity,
+    its log joint at the estimate and the chain the estimator's rule picks."""
+    from sklearn_pgtm import EmpiricalBayesLDA
+
+    class ForcedChain(EmpiricalBayesLDA):
+        forced = 0
+
+        def _continue_best_chain(self, run):
+            super()._continue_best_chain(run)
+            best = run.h_chains[self.forced]
+            run.chain, run.priors, run.final_chain = best.chain, best.priors, self.forced
+
+    perplexities, log_joints, rule = [], None, None
+    n_chains = EmpiricalBayesLDA().n_chains
+    for forced in range(n_chains):
+        model = ForcedChain(corpus.n_topics, random_state=seed)
+        model.forced = forced
+        _quiet_fit(model, corpus.X_train)
+        perplexities.append(document_completion(model, corpus.X_heldout, seed=SEED))
+        log_joints = model.chain_log_likelihoods_
+        rule = int(np.argmax(log_joints))
+        print(f"  seed {seed} chain {forced}: perplexity {perplexities[-1]:.1f}, log joint "
+              f"{log_joints[forced]:.0f}", flush=True)
+    return perplexities, log_joints, rule
+
+
+def main_eblda(quick, seeds):
+    corpora = topic_corpora(quick)
+    corpora = [c for c in corpora if "drawn" not in c.name and "(large)" not in c.name]
+    seeds = seeds if len(seeds) > 1 else ((SEED,) if quick else (0, 1, 2))
+    rows, first, chosen = [], [], []
+    for corpus in corpora:
+        print(corpus.describe(), flush=True)
+        for seed in seeds:
+            perplexities, log_joints, rule = eblda_final_chains(corpus, seed)
+            first.append(perplexities[0] / min(perplexities))
+            chosen.append(perplexities[rule] / min(perplexities))
+            order = np.argsort(-log_joints)
+            rows.append([corpus.name, seed,
+                         " / ".join(f"{p:.1f}" for p in perplexities),
+                         " / ".join(f"{log_joints[c] - log_joints[order[0]]:.0f}"
+                                    for c in range(len(perplexities))),
+                         rule, round(perplexities[0], 1), round(perplexities[rule], 1),
+                         f"{100 * (perplexities[rule] / perplexities[0] - 1):+.1f} %"])
+    body = ["EmpiricalBayesLDA at its defaults (K = 20): its chains estimate h, then one "
+            "chain runs the final sweeps at the estimate and gives the topics. Here every "
+            "fit is repeated with each chain running the final sweeps (a private hook; the "
+            "estimate is the same). Log joint: log p(w, z | h_hat) of each chain's topics "
+            "at the end of the chains, relative to the highest; the estimator continues the "
+            "chain with the highest. Held-out document-completion perplexity, the split of "
+            "section defaults_peers.", "", "Corpora:", ""]
+    body += [f"- {corpus.describe()}" for corpus in corpora]
+    body += ["", markdown_table(
+        ["corpus", "seed", "perplexity, chains 0 / 1 / 2 / 3", "log joint - highest",
+         "chain picked", "first chain", "picked chain", "change"], rows), "",
+        f"Mean over the {len(rows)} fits of the perplexity relative to the best chain's: "
+        f"first chain {np.mean(first):.4f}, highest log joint {np.mean(chosen):.4f} "
+        f"(worst {max(first):.4f} and {max(chosen):.4f})."]
+    write_section("defaults_eblda_chain", "EmpiricalBayesLDA: the chain that runs the final "
+                  "sweeps" + (" (QUICK run)" if quick else ""), "\n".join(body))
+    return {"first": float(np.mean(first)), "picked": float(np.mean(chosen))}
+
+
+# --------------------------------------------------------------------------
 # part "lda": the measurements behind GibbsLDA's defaults
 # --------------------------------------------------------------------------
 
@@ -661,7 +738,7 @@ def classifier_verdicts(per_task):
     return lines, mean
 
 
-def main(quick=False, part="all", only=None, seeds=(SEED,)):
+def main(quick=False, part="all", only=None, seeds=(SEED,), models=None):
     from _corpora import DATA
 
     if not (DATA / "20newsgroups").exists():
@@ -676,7 +753,9 @@ def main(quick=False, part="all", only=None, seeds=(SEED,)):
             # A partial table: its own section, so it never stands in for the full run.
             corpora = [c for c in corpora if any(name in c.name for name in only)]
             label += f" (partial run: {', '.join(c.name for c in corpora)} only)"
-        results = run_topic_table(corpora, quick, seeds=seeds)
+        if models:
+            label += f" (partial run: models {', '.join(models)} only)"
+        results = run_topic_table(corpora, quick, models=models, seeds=seeds)
         rows, verdicts = topic_rows(results)
         several = len(seeds) > 1
         body = ["Every model at its defaults (only n_components, random_state and, for the "
@@ -687,7 +766,9 @@ def main(quick=False, part="all", only=None, seeds=(SEED,)):
                 "on one thread (loaded machine: 2 cores shared with other jobs)."
                 + (f" Every model fitted with random_state {', '.join(map(str, seeds))}: "
                    "perplexity, ratio, seconds and rate are means over the seeds (the "
-                   "held-out split and the evaluation stay at seed 0)." if several else ""),
+                   "held-out split and the evaluation stay at seed 0)." if several else "")
+                + (" Only the models named in the command were fitted: the ratio is to the "
+                   "best of the peers among them." if models else ""),
                 "", "Corpora:", ""]
         body += [f"- {corpus.describe()}" for corpus in corpora]
         body += ["", markdown_table(topic_header(len(seeds)), rows), "",
@@ -695,7 +776,7 @@ def main(quick=False, part="all", only=None, seeds=(SEED,)):
         for name, (won, total) in verdicts.items():
             verdict = "MET" if won == total else "NOT MET"
             body.append(f"- {name}: beats the best peer on {won} / {total} corpora: {verdict}")
-        write_section("defaults_peers_partial" if only else "defaults_peers",
+        write_section("defaults_peers_partial" if only or models else "defaults_peers",
                       "Every topic model at its defaults against the peers" + label,
                       "\n".join(body))
         out.update({f"{n} wins": f"{w}/{t}" for n, (w, t) in verdicts.items()})
@@ -750,6 +831,8 @@ def main(quick=False, part="all", only=None, seeds=(SEED,)):
                                  "auto update share"], cost_rows)]
         write_section("defaults_lda", "GibbsLDA's defaults on held-out corpora; cost of the "
                       "auto priors" + label, "\n".join(body))
+    if part == "eblda":
+        out.update(main_eblda(quick, seeds))
     out["seconds"] = time.perf_counter() - t_start
     print(out)
     return out
@@ -758,12 +841,16 @@ def main(quick=False, part="all", only=None, seeds=(SEED,)):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small corpora, a smoke run")
-    parser.add_argument("--part", choices=("peers", "classifier", "lda", "all"), default="all")
+    parser.add_argument("--part", choices=("peers", "classifier", "lda", "eblda", "all"), default="all")
     parser.add_argument("--corpora", nargs="+", metavar="NAME",
                         help="peers table on the corpora whose name contains one of these "
                              "(written to its own section, defaults_peers_partial)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[SEED],
                         help="peers and lda tables: fit every model with each of these "
                              "random states and report the means (default: 0)")
+    parser.add_argument("--models", nargs="+", metavar="NAME",
+                        help="peers table with the models whose name starts with one of "
+                             "these only (written to its own section, defaults_peers_partial)")
     args = parser.parse_args()
-    main(quick=args.quick, part=args.part, only=args.corpora, seeds=tuple(args.seeds))
+    main(quick=args.quick, part=args.part, only=args.corpora, seeds=tuple(args.seeds),
+         models=args.models)

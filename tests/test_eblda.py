@@ -13,6 +13,7 @@ from sklearn_pgtm._eblda import _disagreement_threshold, _pooled_covariance
 from sklearn_pgtm._priors import ConsensusDensity, RaoBlackwellDensity
 
 from _corpora import lda_corpus
+from test_priors import _log_joint_reference
 
 
 # ---------------------------------------------------------------- estimator
@@ -293,6 +294,37 @@ def test_chains_agree_on_lda_corpus():
     # every chain's own estimate within a few sd of one chain (2 sd of the pool)
     assert np.all(np.abs(model.chain_estimates_ - h_hat) < 4 * 2 * sd)
     np.testing.assert_allclose(h_hat, [0.3, 0.2], rtol=0.2)
+
+
+@pytest.mark.parametrize("symmetric_alpha", [True, False])
+def test_final_sweeps_continue_the_chain_with_the_highest_log_joint(monkeypatch,
+                                                                   symmetric_alpha):
+    """At the estimate, every chain's collapsed log joint at h_hat (in its own
+    topic labels) matches NumPy sums over its counts, and the final sweeps
+    continue the chain with the highest, whose topics give components_."""
+    X, _ = lda_corpus(150, 60, 3, 40, 0.3, 0.2, seed=8)
+    seen = {}
+    original = EmpiricalBayesLDA._continue_best_chain
+
+    def spy(self, run):
+        seen["counts"] = [(hc.chain.tokens.doc_topic.copy(), hc.chain.word_topic.copy(),
+                           hc.perm.copy()) for hc in run.h_chains]
+        seen["h_hat"] = run.h_hat.copy()
+        original(self, run)
+        seen["continued"] = run.chain is run.h_chains[run.final_chain].chain
+
+    monkeypatch.setattr(EmpiricalBayesLDA, "_continue_best_chain", spy)
+    model = EmpiricalBayesLDA(3, symmetric_alpha=symmetric_alpha, n_samples=40, burn_in=20,
+                              n_final_iter=10, random_state=1).fit(X)
+    h_hat = seen["h_hat"]
+    expected = [sum(_log_joint_reference(doc_topic, word_topic, h_hat[:-1][perm]
+                                         if not symmetric_alpha else np.full(3, h_hat[0]),
+                                         h_hat[-1]))
+                for doc_topic, word_topic, perm in seen["counts"]]
+    np.testing.assert_allclose(model.chain_log_likelihoods_, expected, rtol=1e-10)
+    assert model.final_chain_ == int(np.argmax(expected))
+    assert model.final_chain_ != 0  # the test would not see a pick of the first chain
+    assert seen["continued"]
 
 
 def test_covariance_matches_spread_across_fits():
