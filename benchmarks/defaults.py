@@ -841,7 +841,8 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small corpora, a smoke run")
-    parser.add_argument("--part", choices=("peers", "classifier", "lda", "eblda", "all"), default="all")
+    parser.add_argument("--part", choices=("peers", "classifier", "lda", "eblda", "all"),
+                        default="all")
     parser.add_argument("--corpora", nargs="+", metavar="NAME",
                         help="peers table on the corpora whose name contains one of these "
                              "(written to its own section, defaults_peers_partial)")

@@ -306,12 +306,14 @@ def _least_squares_slope(values):
 MIN_RISE_PER_TOKEN = 0.005
 
 
-def warn_if_trending(trace, whom, setting="max_iter", n_tokens=None, z_threshold=4.0):
+def warn_if_trending(trace, whom, setting="max_iter", n_tokens=None, z_threshold=4.0,
+                     can_continue=True):
     """``ConvergenceWarning`` when the second half of the log-likelihood trace
     still rises: a trend z-score of :func:`trend_z_score` above
     ``z_threshold`` and, when ``n_tokens`` is given, a rise of the fitted
     line over that half of more than ``MIN_RISE_PER_TOKEN`` nats per token
-    (a real but immaterial drift is not reported)."""
+    (a real but immaterial drift is not reported). The advice names
+    ``setting``, and ``warm_start`` when the estimator ``can_continue``."""
     values = np.asarray(trace, dtype=np.float64)
     half = values[values.shape[0] // 2:]
     z = trend_z_score(half)
@@ -322,7 +324,7 @@ def warn_if_trending(trace, whom, setting="max_iter", n_tokens=None, z_threshold
     _warn(
         f"{whom}: the training log-likelihood still rises over the second half of the "
         f"chain (trend z-score {z:.1f}); the chain may not have converged. Increase "
-        f"{setting} (or continue the fit with warm_start=True).",
+        f"{setting}" + (" (or continue the fit with warm_start=True)." if can_continue else "."),
         ConvergenceWarning)
 
 
@@ -490,14 +492,20 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             self._run_shape = X.shape
         else:
             self.__dict__.pop("_run", None)
-        warn_if_trending(self.log_likelihood_trace_, type(self).__name__,
-                         self._iterations_parameter, n_tokens=int(X.sum()))
+        warn_if_trending(self._trend_trace(), type(self).__name__,
+                         self._iterations_parameter, n_tokens=int(X.sum()),
+                         can_continue="warm_start" in self.get_params())
         reporter.summary(f"{run.iteration} sweeps, log-likelihood "
                          f"{self.log_likelihood_trace_[-1]:.6g}")
         return self
 
     def _n_sweeps_per_fit(self):
         return self.max_iter
+
+    def _trend_trace(self):
+        """The log-likelihood trace whose second half the ConvergenceWarning
+        judges (the whole chain)."""
+        return self.log_likelihood_trace_
 
     def _divergence_setting(self):
         return "the priors or the sampler's settings"

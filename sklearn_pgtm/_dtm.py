@@ -603,7 +603,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         self.n_iter_ = self.max_iter
         self.trace_ = trace.frozen()
         self.log_likelihood_trace_ = self.trace_.log_likelihood
-        warn_if_trending(self.log_likelihood_trace_, name, "max_iter")
+        warn_if_trending(self.log_likelihood_trace_, name, "max_iter", can_continue=False)
         reporter.summary(
             f"{self.max_iter} sweeps (+{self.warm_start_iter} LDA warm-up), "
             f"{word_ids.shape[0]} tokens, {n_slices} slices, "

@@ -382,7 +382,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
-    _iterations_parameter = "burn_in and n_samples"
+    _iterations_parameter = "n_final_iter"
     method = "auto"
     warm_start = False
 
@@ -445,8 +445,14 @@ class EmpiricalBayesLDA(GibbsLDA):
         return max(-(-self.n_samples // self.n_chains), 4)
 
     def _n_sweeps_per_fit(self):
-        # One iteration sweeps every chain once; the final sweeps run the first.
+        # One iteration sweeps every chain once; the final sweeps run one chain.
         return self.burn_in + self._n_kept_per_chain() + self.n_final_iter
+
+    def _trend_trace(self):
+        """The final sweeps only: the trace moves from the first chain to
+        ``final_chain_`` there, a jump that is no trend, and the topics are
+        averaged over the second half of these sweeps."""
+        return self.log_likelihood_trace_[self.burn_in + self._n_kept_per_chain():]
 
     # ------------------------------------------------------- the model's steps
     def _start_run(self, X, doc_ptr, word_ids, seed):

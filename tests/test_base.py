@@ -110,6 +110,11 @@ def test_trend_warning_needs_a_material_rise():
         warnings.simplefilter("error", ConvergenceWarning)
         warn_if_trending(trace, "M", n_tokens=100_000)
         warn_if_trending(-trace, "M", n_tokens=100)   # falling: never a warning
+    # The advice names warm_start only for estimators that have it.
+    with pytest.warns(ConvergenceWarning, match=r"Increase max_iter \(or continue"):
+        warn_if_trending(trace, "M")
+    with pytest.warns(ConvergenceWarning, match=r"Increase n_final_iter\.$"):
+        warn_if_trending(trace, "M", "n_final_iter", can_continue=False)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])

@@ -327,6 +327,28 @@ def test_final_sweeps_continue_the_chain_with_the_highest_log_joint(monkeypatch,
     assert seen["continued"]
 
 
+def test_trend_warning_judges_the_final_sweeps(monkeypatch):
+    """The trace moves from the first chain to the final one when the final
+    sweeps start; the log-likelihood warning judges those sweeps only, and
+    names n_final_iter without warm_start (the estimator has none)."""
+    import sklearn_pgtm._base as base
+
+    judged = {}
+
+    def record(trace, whom, setting="max_iter", n_tokens=None, can_continue=True):
+        judged.update(trace=np.array(trace), setting=setting, can_continue=can_continue)
+
+    monkeypatch.setattr(base, "warn_if_trending", record)
+    X, _ = lda_corpus(150, 60, 3, 40, 0.3, 0.2, seed=8)
+    model = EmpiricalBayesLDA(3, n_samples=40, burn_in=20, n_final_iter=10,
+                              random_state=1).fit(X)
+    assert model.final_chain_ != 0
+    n_chain = 20 + 10  # burn_in + n_samples / n_chains
+    np.testing.assert_array_equal(judged["trace"], model.log_likelihood_trace_[n_chain:])
+    assert judged["trace"].shape == (10,)
+    assert judged["setting"] == "n_final_iter" and not judged["can_continue"]
+
+
 def test_covariance_matches_spread_across_fits():
     """On a corpus drawn from LDA, the spread of the estimates of independent
     fits matches the covariance the fits report (the 95% region of a fit holds
