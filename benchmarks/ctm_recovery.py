@@ -15,8 +15,8 @@ true correlations of the centred log proportions (``C Sigma C``,
 
 ``--part oracle-start`` refits the failing settings from the true topics as
 well (a diagnosis: search or posterior). ``--part sizes``: the main table's
-fits at K = 20 on larger corpora (D = 4,000 and 8,000): whether more data
-alone lets the chain separate the strongly correlated pairs.
+fits at K = 20 on larger corpora (D = 4,000, 8,000 and 16,000): whether
+more data alone lets the chain separate the strongly correlated pairs.
 
 Usage: python benchmarks/ctm_recovery.py [--quick] [--part {recovery,oracle-start,sizes}]
 """
@@ -127,7 +127,7 @@ def oracle_start(quick=False):
 
 # (K, D) of the main table, and of the larger corpora of ``--part sizes``.
 SETTINGS = [(5, 1000), (10, 2000), (10, 4000), (20, 2000)]
-LARGER_SETTINGS = [(20, 4000), (20, 8000)]
+LARGER_SETTINGS = [(20, 4000), (20, 8000), (20, 16000)]
 
 
 TITLE = "CorrelatedTopicModel: recovery of topics and correlations at the defaults"
