@@ -444,15 +444,20 @@ class EmpiricalBayesLDA(GibbsLDA):
         (rounded up), at least 4 for the batch means."""
         return max(-(-self.n_samples // self.n_chains), 4)
 
+    def _n_chain_iterations(self):
+        """Iterations of the chains of h (each sweeps every chain once),
+        before the final sweeps."""
+        return self.burn_in + self._n_kept_per_chain()
+
     def _n_sweeps_per_fit(self):
-        # One iteration sweeps every chain once; the final sweeps run one chain.
-        return self.burn_in + self._n_kept_per_chain() + self.n_final_iter
+        # The final sweeps run one chain.
+        return self._n_chain_iterations() + self.n_final_iter
 
     def _trend_trace(self):
         """The final sweeps only: the trace moves from the first chain to
         ``final_chain_`` there, a jump that is no trend, and the topics are
         averaged over the second half of these sweeps."""
-        return self.log_likelihood_trace_[self.burn_in + self._n_kept_per_chain():]
+        return self.log_likelihood_trace_[self._n_chain_iterations():]
 
     # ------------------------------------------------------- the model's steps
     def _start_run(self, X, doc_ptr, word_ids, seed):
@@ -477,7 +482,7 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     def _sweep(self, run):
         it = run.iteration
-        n_chain = self.burn_in + self._n_kept_per_chain()
+        n_chain = self._n_chain_iterations()
         if it < n_chain:
             for hc in run.h_chains:
                 hc.chain.sweep_lda(hc.priors.alpha, hc.priors.beta, self.n_jobs, self.method)
