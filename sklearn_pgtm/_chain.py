@@ -194,6 +194,17 @@ class TopicChain:
         """The largest corpus frequency of a word (bounds every topic-word count)."""
         return int(self.word_frequencies.max(initial=0))
 
+    def relabel(self, order):
+        """Renumber the topics in place: topic ``k`` becomes the old topic
+        ``order[k]`` (every count and token follows; nothing else changes)."""
+        order = np.asarray(order, dtype=np.int64)
+        new_label = np.empty(self.n_topics, dtype=self.tokens.topics.dtype)
+        new_label[order] = np.arange(self.n_topics)
+        self.tokens.topics[:] = new_label[self.tokens.topics]
+        self.tokens.doc_topic[:] = self.tokens.doc_topic[:, order]
+        self.word_topic[:] = self.word_topic[:, order]
+        self.topic_total[:] = self.topic_total[order]
+
     # ------------------------------------------------------------- sweeps
     def sweep_lda(self, alpha, beta, n_jobs=None, method="auto"):
         """One LDA sweep (``alpha`` a float64 vector, ``beta`` a float or a

@@ -51,6 +51,59 @@ _FACTOR_START = True
 _ANNEAL_MASS = 0.1
 
 
+# A topic is present in a document, for the stick order, when it holds at
+# least this share of the document's tokens (and at least one token). Not
+# tuned: the share of every topic when 20 share a document evenly; the
+# measurements of the order (user guide :ref:`ctm_stick_order`) used it.
+_PRESENCE_SHARE = 0.05
+
+
+def stick_order(doc_topic):
+    """Order of the topics along the stick (user guide :ref:`ctm_stick_order`).
+
+    Topics that are present in the same documents go next to each other: the
+    two topics whose presence indicators (at least 5 % of a document's
+    tokens, ``_PRESENCE_SHARE``) are most correlated across documents take the
+    first two places (in their own order), the most correlated pair of the
+    remaining topics the next two, and so on; topics left without a partner
+    (odd K, or presence that never varies) keep their relative order at the
+    end.
+
+    Parameters
+    ----------
+    doc_topic : ndarray of shape (n_docs, n_topics)
+        Document-topic counts.
+
+    Returns
+    -------
+    order : ndarray of shape (n_topics,)
+        ``order[k]`` is the topic that goes to stick position ``k``.
+    """
+    counts = np.asarray(doc_topic, dtype=np.float64)
+    n_topics = counts.shape[1]
+    floor = np.maximum(1.0, _PRESENCE_SHARE * counts.sum(axis=1, keepdims=True))
+    present = (counts >= floor).astype(np.float64)
+    present -= present.mean(axis=0)
+    scale = np.sqrt(np.sum(present**2, axis=0))
+    varies = scale > 0
+    association = np.full((n_topics, n_topics), -np.inf)
+    inner = present[:, varies].T @ present[:, varies] / np.outer(scale[varies], scale[varies])
+    association[np.ix_(varies, varies)] = 0.5 * (inner + inner.T)  # exactly symmetric
+    np.fill_diagonal(association, -np.inf)
+    order, free = [], np.ones(n_topics, dtype=bool)
+    while free.sum() >= 2:
+        candidates = np.flatnonzero(free)
+        block = association[np.ix_(candidates, candidates)]
+        i, j = np.unravel_index(np.argmax(block), block.shape)
+        if not np.isfinite(block[i, j]):
+            break
+        pair = sorted([candidates[i], candidates[j]])
+        order += pair
+        free[pair] = False
+    order += list(np.flatnonzero(free))
+    return np.asarray(order, dtype=np.int64)
+
+
 def _niw_posterior_draw(x, mean0, kappa0, psi0, nu0, rng):
     """Draw (mu, Sigma) from the Normal-Inverse-Wishart posterior given rows x."""
     n = x.shape[0]
@@ -118,7 +171,16 @@ class CorrelatedTopicModel(GibbsTopicModel):
         keep their prior values).
 
     link : {"logistic_normal", "stick_breaking"}, default="logistic_normal"
-        How the Gaussian vector maps to topic proportions.
+        How the Gaussian vector maps to topic proportions. The stick-breaking
+        link is not symmetric in the topics: after the warm-up its topics are
+        renumbered so that those most often present in the same documents
+        are neighbours along the stick (user guide :ref:`ctm_stick_order`).
+        Measured on corpora drawn from the model (K = 20, pairs at
+        correlation 0.85, benchmarks/ctm_settings.py --part stick-order):
+        worst L1 of a true topic to its match 0.50 / 0.42 / 0.57 with 4,000
+        documents and 0.32 / 0.34 / 0.36 with 8,000 (seeds 0-2), against
+        0.70 / 0.57 / 0.80 and 0.52 / 0.38 / 0.53 in the warm-up's order;
+        held-out perplexity on three real corpora within 0.6 % either way.
 
     pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="auto"
         Pólya-Gamma sampler of the augmentation variables (see
@@ -434,6 +496,14 @@ class CorrelatedTopicModel(GibbsTopicModel):
         start = np.maximum(_ANNEAL_MASS * chain.n_tokens / (chain.n_topics * chain.n_words), beta)
         return start * (beta / start) ** (run.iteration / n_anneal)
 
+    def _order_sticks(self, run):
+        """Renumber the warm-up's topics in :func:`stick_order` (their topic
+        shares recorded so far follow)."""
+        order = stick_order(run.chain.tokens.doc_topic)
+        run.chain.relabel(order)
+        run.trace.topic_share[:] = [share[order] for share in run.trace.topic_share]
+        run.notes.append(f"topics put in stick order {order.tolist()}")
+
     # ------------------------------------------------------- the model's steps
     def _start_run(self, X, doc_ptr, word_ids, seed):
         seeds = np.random.SeedSequence(seed).spawn(5)
@@ -460,6 +530,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
 
     def _sweep(self, run):
         chain = run.chain
+        if run.iteration == self._n_warmup() and self.link == "stick_breaking":
+            self._order_sticks(run)
         if run.iteration < self._n_warmup():
             # Warm start: plain LDA sweeps with a smooth Dirichlet(1) prior
             # separate co-occurring topics before the (more peaked)

@@ -4,7 +4,7 @@ scikit-learn conventions."""
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import sparse, stats
 from scipy.optimize import linear_sum_assignment
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -327,6 +327,105 @@ def test_stick_breaking_prior_mean_gives_uniform_proportions():
         stick_breaking(mean[None, :], proportions)
         np.testing.assert_allclose(proportions, 1.0 / n_topics)
     assert not CorrelatedTopicModel(5)._neutral_mean().any()
+
+
+def test_stick_order_pairs_the_topics_present_together():
+    # Oracle: the phi coefficients of the presence indicators by
+    # np.corrcoef, and the greedy pairs written out for this corpus.
+    from sklearn_pgtm._ctm import stick_order
+
+    rng = np.random.RandomState(0)
+    n_docs = 400
+    pair_a, pair_b = rng.rand(n_docs) < 0.4, rng.rand(n_docs) < 0.5
+    loose = rng.rand(n_docs) < 0.5
+    doc_topic = np.zeros((n_docs, 6), dtype=np.int32)
+    doc_topic[:, 3] = 30 * pair_a  # topics 3 and 0 nearly always together
+    doc_topic[:, 0] = 30 * (pair_a ^ (rng.rand(n_docs) < 0.05))
+    doc_topic[:, 1] = 30 * pair_b  # 1 and 4 less so
+    doc_topic[:, 4] = 30 * (pair_b ^ (rng.rand(n_docs) < 0.2))
+    doc_topic[:, 2] = 30 * loose
+    doc_topic[:, 5] = 100  # present everywhere: no association
+    doc_topic[:, 2] += 1  # one token in a long document is not presence
+    present = doc_topic >= np.maximum(1, 0.05 * doc_topic.sum(axis=1, keepdims=True))
+    phi = np.corrcoef(present[:, :5].T)
+    assert phi[0, 3] > phi[1, 4] > np.abs(phi[2, [0, 1, 3, 4]]).max()
+    # Two pairs, then the loose topic and the constant one (original order).
+    np.testing.assert_array_equal(stick_order(doc_topic), [0, 3, 1, 4, 2, 5])
+    # A permutation of the topics permutes the order the same way.
+    perm = rng.permutation(6)
+    assert {tuple(sorted(perm[stick_order(doc_topic[:, perm])[i:i + 2]]))
+            for i in (0, 2)} == {(0, 3), (1, 4)}
+    # One document: nothing varies, the order is kept.
+    np.testing.assert_array_equal(stick_order(doc_topic[:1]), np.arange(6))
+
+
+def test_chain_relabel_moves_every_count_with_its_topic():
+    from sklearn_pgtm._base import to_tokens
+    from sklearn_pgtm._chain import TopicChain
+
+    X, _, _ = correlated_corpus(n_docs=50, seed=1)
+    doc_ptr, word_ids = to_tokens(sparse.csr_matrix(X))
+    chain = TopicChain.random(doc_ptr, word_ids, 6, X.shape[1], 0)
+    before = (chain.tokens.topics.copy(), chain.tokens.doc_topic.copy(),
+              chain.word_topic.copy(), chain.topic_total.copy())
+    order = np.array([4, 0, 5, 2, 1, 3])
+    chain.relabel(order)
+    topics, doc_topic, word_topic, topic_total = before
+    np.testing.assert_array_equal(order[chain.tokens.topics], topics)
+    np.testing.assert_array_equal(chain.tokens.doc_topic, doc_topic[:, order])
+    np.testing.assert_array_equal(chain.word_topic, word_topic[:, order])
+    np.testing.assert_array_equal(chain.topic_total, topic_total[order])
+    # The counts are still those of the tokens.
+    docs = np.repeat(np.arange(X.shape[0]), np.diff(doc_ptr))
+    counted = np.zeros_like(chain.tokens.doc_topic)
+    np.add.at(counted, (docs, chain.tokens.topics), 1)
+    np.testing.assert_array_equal(counted, chain.tokens.doc_topic)
+
+
+def _first_correlated_counts(monkeypatch, X, **params):
+    """The document-topic counts at the start of the first correlated sweep,
+    and the fitted model."""
+    import sklearn_pgtm._ctm as ctm
+
+    seen = []
+    original = ctm.CorrelatedTopicModel._update_gaussian
+
+    def recording(self, doc_topic, *args):
+        if not seen:
+            seen.append(np.copy(doc_topic))
+        return original(self, doc_topic, *args)
+
+    monkeypatch.setattr(ctm.CorrelatedTopicModel, "_update_gaussian", recording)
+    model = CorrelatedTopicModel(6, max_iter=30, burn_in=20, random_state=0, **params).fit(X)
+    return seen[0], model
+
+
+@pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
+def test_stick_breaking_fit_puts_the_warmup_topics_in_stick_order(monkeypatch, link):
+    # The stick-breaking chain renumbers its topics once, after the warm-up
+    # (the first 10 sweeps here): the first correlated sweep sees the
+    # warm-up's counts in stick_order, and the recorded topic shares follow.
+    # The logistic-normal link keeps the warm-up's labels.
+    import sklearn_pgtm._ctm as ctm
+
+    X, _, _ = correlated_corpus(n_docs=150, seed=2)
+    warmup = []
+    original = ctm.CorrelatedTopicModel._sweep
+
+    def recording(self, run):
+        if run.iteration == self._n_warmup():
+            warmup.append(np.copy(run.chain.tokens.doc_topic))
+        return original(self, run)
+
+    monkeypatch.setattr(ctm.CorrelatedTopicModel, "_sweep", recording)
+    seen, model = _first_correlated_counts(monkeypatch, X, link=link)
+    order = ctm.stick_order(warmup[0])
+    assert not np.array_equal(order, np.arange(6))
+    expected = warmup[0][:, order] if link == "stick_breaking" else warmup[0]
+    np.testing.assert_array_equal(seen, expected)
+    shares = warmup[0].sum(axis=0) / warmup[0].sum()
+    np.testing.assert_allclose(model.trace_.topic_share[9],
+                               shares[order] if link == "stick_breaking" else shares)
 
 
 def test_attributes_reproducibility_and_scores():
