@@ -51,9 +51,11 @@ its own section (ctm_anneal).
 
 ``--part stick-order``: the stick-breaking link with its topics left in the
 order the warm-up ends with (a patch of the private ``_order_sticks``)
-against :func:`sklearn_pgtm._ctm.stick_order` (the default), on the drawn
-corpora at K = 20 (D = 2,000, 4,000 and 8,000, seeds 0-2) and the three real
-corpora (two seeds). Written to its own section (ctm_stick_order).
+against :func:`sklearn_pgtm._ctm.stick_order` (the default) with a topic's
+presence in a document at 2, 5 (the default) or 10 % of its tokens (the
+private ``_PRESENCE_SHARE``, patched), on the drawn corpora at K = 20 (D =
+2,000, 4,000 and 8,000, seeds 0-2) and the three real corpora (two seeds).
+Written to its own section (ctm_stick_order).
 
 Usage: python benchmarks/ctm_settings.py [--quick]
        [--part {prior,subiter,sweeps,warmup,anneal,stick-order}]
@@ -287,6 +289,56 @@ def main_warmup(quick=False):
 ANNEAL_MASSES = [0.0, 0.05, 0.1, 0.25]
 
 
+def variant_scores(X, n_topics, link, seed, variants, score, short):
+    """One fit per variant (a context manager that patches the model, or
+    None for the defaults) of the same corpus and seed; ``score(model)`` of
+    each."""
+    import contextlib
+
+    row = []
+    for variant in variants:
+        with variant or contextlib.nullcontext():
+            model, _ = fit(X, n_topics, link, seed, **short)
+        row.append(score(model))
+    return row
+
+
+def compare_variants(drawn_variants, real_variants, links, quick, sizes=(2000, 4000)):
+    """Recovery (worst L1 / r) of each drawn-corpus variant on the K = 20
+    corpora of ``sizes`` (seeds 0-2), and held-out perplexity of each
+    real-corpus variant on the three real corpora (seeds 0-1), per link.
+    Variants are functions returning a fresh context manager (or None)."""
+    short = {"max_iter": 40, "burn_in": 20} if quick else {}
+    drawn = [(5, 300, 0)] if quick else [(20, n_docs, seed) for n_docs in sizes
+                                         for seed in (0, 1, 2)]
+    drawn_rows, real_rows = [], []
+    for n_topics, n_docs, seed in drawn:
+        X, phi, corr = draw_corpus(n_topics, n_docs, seed=seed)
+
+        def recovery(model):
+            return "{:.2f} / {:.3f}".format(*evaluate(model, phi, corr))
+
+        for link in links:
+            row = [f"K = {n_topics}, D = {n_docs}", link, seed] + variant_scores(
+                X, n_topics, link, seed, [v() for v in drawn_variants], recovery, short)
+            drawn_rows.append(row)
+            print(row, flush=True)
+    corpora = real_corpora(quick)
+    for corpus in corpora:
+
+        def perplexity(model):
+            return f"{document_completion(model, corpus.X_heldout):.1f}"
+
+        for link in links:
+            for seed in ([0] if quick else [0, 1]):
+                row = [corpus.name, link, seed] + variant_scores(
+                    corpus.X_train, corpus.n_topics, link, seed,
+                    [v() for v in real_variants], perplexity, short)
+                real_rows.append(row)
+                print(row, flush=True)
+    return drawn_rows, real_rows, corpora
+
+
 def anneal_rows(quick):
     """Recovery per annealing mass on the drawn corpora; held-out perplexity
     without and with the default annealing on the real corpora."""
@@ -294,33 +346,13 @@ def anneal_rows(quick):
 
     import sklearn_pgtm._ctm as ctm_module
 
-    short = {"max_iter": 40, "burn_in": 20} if quick else {}
-    drawn = [(5, 300, 0)] if quick else [(20, n_docs, seed) for n_docs in (2000, 4000)
-                                         for seed in (0, 1, 2)]
     default = ctm_module._ANNEAL_MASS
-    drawn_rows, real_rows = [], []
-    for n_topics, n_docs, seed in drawn:
-        X, phi, corr = draw_corpus(n_topics, n_docs, seed=seed)
-        for link in LINKS:
-            row = [f"K = {n_topics}, D = {n_docs}", link, seed]
-            for mass in ANNEAL_MASSES:
-                with mock.patch.object(ctm_module, "_ANNEAL_MASS", mass):
-                    model, _ = fit(X, n_topics, link, seed, **short)
-                l1, r = evaluate(model, phi, corr)
-                row.append(f"{l1:.2f} / {r:.3f}")
-            drawn_rows.append(row)
-            print(row, flush=True)
-    corpora = real_corpora(quick)
-    for corpus in corpora:
-        for link in LINKS:
-            for seed in ([0] if quick else [0, 1]):
-                row = [corpus.name, link, seed]
-                for mass in (0.0, default):
-                    with mock.patch.object(ctm_module, "_ANNEAL_MASS", mass):
-                        model, _ = fit(corpus.X_train, corpus.n_topics, link, seed, **short)
-                    row.append(f"{document_completion(model, corpus.X_heldout):.1f}")
-                real_rows.append(row)
-                print(row, flush=True)
+
+    def mass(value):
+        return lambda: mock.patch.object(ctm_module, "_ANNEAL_MASS", value)
+
+    drawn_rows, real_rows, corpora = compare_variants(
+        [mass(m) for m in ANNEAL_MASSES], [mass(0.0), mass(default)], LINKS, quick)
     return drawn_rows, real_rows, corpora, default
 
 
@@ -361,43 +393,31 @@ def main_anneal(quick=False):
     write_section("ctm_anneal", "CorrelatedTopicModel: the annealed warm-up", body)
 
 
+PRESENCE_SHARES = [0.02, 0.05, 0.1]
+
+
 def stick_order_rows(quick):
     """Stick-breaking link without and with the stick order after the
     warm-up: recovery on the drawn corpora, held-out perplexity on the real
-    ones."""
-    import contextlib
+    ones (rows without the link column: one link)."""
     from unittest import mock
 
     import sklearn_pgtm._ctm as ctm_module
 
-    short = {"max_iter": 40, "burn_in": 20} if quick else {}
-    drawn = [(5, 300, 0)] if quick else [(20, n_docs, seed) for n_docs in (2000, 4000, 8000)
-                                         for seed in (0, 1, 2)]
-    link = "stick_breaking"
-    as_warmed_up = mock.patch.object(ctm_module.CorrelatedTopicModel, "_order_sticks",
-                                     lambda self, run: None)
-    drawn_rows, real_rows = [], []
-    for n_topics, n_docs, seed in drawn:
-        X, phi, corr = draw_corpus(n_topics, n_docs, seed=seed)
-        row = [f"K = {n_topics}, D = {n_docs}", seed]
-        for ordered in (False, True):
-            with (contextlib.nullcontext() if ordered else as_warmed_up):
-                model, _ = fit(X, n_topics, link, seed, **short)
-            l1, r = evaluate(model, phi, corr)
-            row.append(f"{l1:.2f} / {r:.3f}")
-        drawn_rows.append(row)
-        print(row, flush=True)
-    corpora = real_corpora(quick)
-    for corpus in corpora:
-        for seed in ([0] if quick else [0, 1]):
-            row = [corpus.name, seed]
-            for ordered in (False, True):
-                with (contextlib.nullcontext() if ordered else as_warmed_up):
-                    model, _ = fit(corpus.X_train, corpus.n_topics, link, seed, **short)
-                row.append(f"{document_completion(model, corpus.X_heldout):.1f}")
-            real_rows.append(row)
-            print(row, flush=True)
-    return drawn_rows, real_rows, corpora
+    def as_warmed_up():
+        return mock.patch.object(ctm_module.CorrelatedTopicModel, "_order_sticks",
+                                 lambda self, run: None)
+
+    def presence(share):
+        if share == ctm_module._PRESENCE_SHARE:
+            return lambda: None
+        return lambda: mock.patch.object(ctm_module, "_PRESENCE_SHARE", share)
+
+    variants = [as_warmed_up] + [presence(share) for share in PRESENCE_SHARES]
+    drawn_rows, real_rows, corpora = compare_variants(
+        variants, variants, ["stick_breaking"], quick, sizes=(2000, 4000, 8000))
+    return ([row[:1] + row[2:] for row in drawn_rows], [row[:1] + row[2:] for row in real_rows],
+            corpora)
 
 
 def main_stick_order(quick=False):
@@ -405,33 +425,37 @@ def main_stick_order(quick=False):
 
     from sklearn.exceptions import ConvergenceWarning
 
+    import sklearn_pgtm._ctm as ctm_module
+
     warnings.simplefilter("ignore", ConvergenceWarning)
     drawn_rows, real_rows, corpora = stick_order_rows(quick)
+    columns = ["order after the warm-up"] + [
+        f"stick_order, presence {share}" + (" (default)" if share == ctm_module._PRESENCE_SHARE
+                                            else "")
+        for share in PRESENCE_SHARES]
     means = {}
-    for corpus, _, off, on in real_rows:
-        means.setdefault(corpus, []).append((float(off), float(on)))
-    summary = [[corpus, f"{np.mean([o for o, _ in v]):.1f}", f"{np.mean([a for _, a in v]):.1f}"]
-               for corpus, v in means.items()]
+    for corpus, _, *values in real_rows:
+        means.setdefault(corpus, []).append([float(v) for v in values])
+    summary = [[corpus] + [f"{m:.1f}" for m in np.mean(v, axis=0)] for corpus, v in means.items()]
     body = (
         "CorrelatedTopicModel(link='stick_breaking') with its topics left in the order the "
         "warm-up ends with (the chain before 2026-11-27 evening, through a patch of the private "
         "`_order_sticks`) and put in `stick_order` (the default: the pairs of topics most often "
         "present in the same documents next to each other along the stick, before the first "
-        "correlated sweep). Other settings at their defaults. Drawn corpora: the logistic-normal "
-        "model of benchmarks/ctm_recovery.py (pairs of topics at correlation +-0.85 and +-0.6), "
-        "worst L1 of a true topic to its Hungarian match (target < 0.5) / r of the fitted against"
-        " the true correlations (target >= 0.9). Real corpora (10 % of the documents held out, "
-        "document-completion perplexity, "
-        "lower is better): " + "; ".join(c.describe() for c in corpora)
+        "correlated sweep), a topic being present in a document where it has at least the "
+        "given share of its tokens (the private `_PRESENCE_SHARE`, patched). Other settings at "
+        "their defaults. Drawn corpora: the logistic-normal model of benchmarks/ctm_recovery.py "
+        "(pairs of topics at correlation +-0.85 and +-0.6), worst L1 of a true topic to its "
+        "Hungarian match (target < 0.5) / r of the fitted against the true correlations "
+        "(target >= 0.9). Real corpora (10 % of the documents held out, document-completion "
+        "perplexity, lower is better): " + "; ".join(c.describe() for c in corpora)
         + ". One thread, on the shared 2-core machine.\n\n"
-        + markdown_table(["drawn corpus", "seed", "order after the warm-up",
-                          "stick_order (default)"], drawn_rows)
+        + markdown_table(["drawn corpus", "seed"] + columns, drawn_rows)
         + "\n\n"
-        + markdown_table(["real corpus", "seed", "perplexity, order after the warm-up",
-                          "perplexity, stick_order (default)"], real_rows)
+        + markdown_table(["real corpus", "seed"] + [f"perplexity, {c}" for c in columns],
+                         real_rows)
         + "\n\nMeans over the seeds:\n\n"
-        + markdown_table(["real corpus", "order after the warm-up", "stick_order (default)"],
-                         summary)
+        + markdown_table(["real corpus"] + columns, summary)
     )
     print(body)
     write_section("ctm_stick_order", "CorrelatedTopicModel: the order of the sticks", body)

@@ -332,6 +332,7 @@ def test_stick_breaking_prior_mean_gives_uniform_proportions():
 def test_stick_order_pairs_the_topics_present_together():
     # Oracle: the phi coefficients of the presence indicators by
     # np.corrcoef, and the greedy pairs written out for this corpus.
+    import sklearn_pgtm._ctm as ctm
     from sklearn_pgtm._ctm import stick_order
 
     rng = np.random.RandomState(0)
@@ -346,7 +347,9 @@ def test_stick_order_pairs_the_topics_present_together():
     doc_topic[:, 2] = 30 * loose
     doc_topic[:, 5] = 100  # present everywhere: no association
     doc_topic[:, 2] += 1  # one token in a long document is not presence
-    present = doc_topic >= np.maximum(1, 0.05 * doc_topic.sum(axis=1, keepdims=True))
+    share = ctm._PRESENCE_SHARE
+    assert 30 >= share * doc_topic.sum(axis=1).max()  # 30 tokens are always presence
+    present = doc_topic >= np.maximum(1, share * doc_topic.sum(axis=1, keepdims=True))
     phi = np.corrcoef(present[:, :5].T)
     assert phi[0, 3] > phi[1, 4] > np.abs(phi[2, [0, 1, 3, 4]]).max()
     # Two pairs, then the loose topic and the constant one (original order).
