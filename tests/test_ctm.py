@@ -385,24 +385,6 @@ def test_chain_relabel_moves_every_count_with_its_topic():
     np.testing.assert_array_equal(counted, chain.tokens.doc_topic)
 
 
-def _first_correlated_counts(monkeypatch, X, **params):
-    """The document-topic counts at the start of the first correlated sweep,
-    and the fitted model."""
-    import sklearn_pgtm._ctm as ctm
-
-    seen = []
-    original = ctm.CorrelatedTopicModel._update_gaussian
-
-    def recording(self, doc_topic, *args):
-        if not seen:
-            seen.append(np.copy(doc_topic))
-        return original(self, doc_topic, *args)
-
-    monkeypatch.setattr(ctm.CorrelatedTopicModel, "_update_gaussian", recording)
-    model = CorrelatedTopicModel(6, max_iter=30, burn_in=20, random_state=0, **params).fit(X)
-    return seen[0], model
-
-
 @pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
 def test_stick_breaking_fit_puts_the_warmup_topics_in_stick_order(monkeypatch, link):
     # The stick-breaking chain renumbers its topics once, after the warm-up
@@ -412,20 +394,27 @@ def test_stick_breaking_fit_puts_the_warmup_topics_in_stick_order(monkeypatch, l
     import sklearn_pgtm._ctm as ctm
 
     X, _, _ = correlated_corpus(n_docs=150, seed=2)
-    warmup = []
-    original = ctm.CorrelatedTopicModel._sweep
+    warmup, seen = [], []
+    model_class = ctm.CorrelatedTopicModel
+    sweep, update_gaussian = model_class._sweep, model_class._update_gaussian
 
-    def recording(self, run):
+    def recording_sweep(self, run):
         if run.iteration == self._n_warmup():
             warmup.append(np.copy(run.chain.tokens.doc_topic))
-        return original(self, run)
+        return sweep(self, run)
 
-    monkeypatch.setattr(ctm.CorrelatedTopicModel, "_sweep", recording)
-    seen, model = _first_correlated_counts(monkeypatch, X, link=link)
+    def recording_update(self, doc_topic, *args):
+        if not seen:  # the first correlated sweep's counts
+            seen.append(np.copy(doc_topic))
+        return update_gaussian(self, doc_topic, *args)
+
+    monkeypatch.setattr(model_class, "_sweep", recording_sweep)
+    monkeypatch.setattr(model_class, "_update_gaussian", recording_update)
+    model = CorrelatedTopicModel(6, link=link, max_iter=30, burn_in=20, random_state=0).fit(X)
     order = ctm.stick_order(warmup[0])
     assert not np.array_equal(order, np.arange(6))
     expected = warmup[0][:, order] if link == "stick_breaking" else warmup[0]
-    np.testing.assert_array_equal(seen, expected)
+    np.testing.assert_array_equal(seen[0], expected)
     shares = warmup[0].sum(axis=0) / warmup[0].sum()
     np.testing.assert_allclose(model.trace_.topic_share[9],
                                shares[order] if link == "stick_breaking" else shares)
