@@ -57,8 +57,18 @@ private ``_PRESENCE_SHARE``, patched), on the drawn corpora at K = 20 (D =
 2,000, 4,000 and 8,000, seeds 0-2) and the three real corpora (two seeds).
 Written to its own section (ctm_stick_order).
 
+``--part averaging``: the sweeps averaged after the burn-in. The defaults
+before 2026-11-27 night (1,000 sweeps, burn-in 500, warm-up half of it;
+through patches of the defaults and of the private ``_n_warmup``) against a
+burn-in of 750 (warm-up a third of it: 250 sweeps in every column) with
+1,000, 1,250 (the default) and 1,500 sweeps, read off one chain of 1,500
+sweeps (a patch of the private ``_sweep`` records the averages up to each
+end). Both links, the drawn corpora at K = 20 (D = 2,000 and 4,000, seeds
+0-2) and the three real corpora (two seeds). Written to its own section
+(ctm_averaging).
+
 Usage: python benchmarks/ctm_settings.py [--quick]
-       [--part {prior,subiter,sweeps,warmup,anneal,stick-order}]
+       [--part {prior,subiter,sweeps,warmup,anneal,stick-order,averaging}]
 """
 
 import argparse
@@ -303,12 +313,11 @@ def variant_scores(X, n_topics, link, seed, variants, score, short):
     return row
 
 
-def compare_variants(drawn_variants, real_variants, links, quick, sizes=(2000, 4000)):
-    """Recovery (worst L1 / r) of each drawn-corpus variant on the K = 20
-    corpora of ``sizes`` (seeds 0-2), and held-out perplexity of each
-    real-corpus variant on the three real corpora (seeds 0-1), per link.
-    Variants are functions returning a fresh context manager (or None)."""
-    short = {"max_iter": 40, "burn_in": 20} if quick else {}
+def compare_on_corpora(row_scores, links, quick, sizes=(2000, 4000)):
+    """Rows of scores per link on the K = 20 drawn corpora of ``sizes``
+    (seeds 0-2; recovery, worst L1 / r) and on the three real corpora
+    (seeds 0-1; held-out perplexity). ``row_scores(X, n_topics, link, seed,
+    score, drawn)`` returns a row's cells, ``score(model)`` each one."""
     drawn = [(5, 300, 0)] if quick else [(20, n_docs, seed) for n_docs in sizes
                                          for seed in (0, 1, 2)]
     drawn_rows, real_rows = [], []
@@ -319,8 +328,8 @@ def compare_variants(drawn_variants, real_variants, links, quick, sizes=(2000, 4
             return "{:.2f} / {:.3f}".format(*evaluate(model, phi, corr))
 
         for link in links:
-            row = [f"K = {n_topics}, D = {n_docs}", link, seed] + variant_scores(
-                X, n_topics, link, seed, [v() for v in drawn_variants], recovery, short)
+            row = [f"K = {n_topics}, D = {n_docs}", link, seed] + row_scores(
+                X, n_topics, link, seed, recovery, True)
             drawn_rows.append(row)
             print(row, flush=True)
     corpora = real_corpora(quick)
@@ -331,12 +340,24 @@ def compare_variants(drawn_variants, real_variants, links, quick, sizes=(2000, 4
 
         for link in links:
             for seed in ([0] if quick else [0, 1]):
-                row = [corpus.name, link, seed] + variant_scores(
-                    corpus.X_train, corpus.n_topics, link, seed,
-                    [v() for v in real_variants], perplexity, short)
+                row = [corpus.name, link, seed] + row_scores(
+                    corpus.X_train, corpus.n_topics, link, seed, perplexity, False)
                 real_rows.append(row)
                 print(row, flush=True)
     return drawn_rows, real_rows, corpora
+
+
+def compare_variants(drawn_variants, real_variants, links, quick, sizes=(2000, 4000)):
+    """:func:`compare_on_corpora` of one fit per variant: the drawn-corpus
+    variants on the drawn corpora, the real-corpus ones on the real corpora.
+    Variants are functions returning a fresh context manager (or None)."""
+    short = {"max_iter": 40, "burn_in": 20} if quick else {}
+
+    def row_scores(X, n_topics, link, seed, score, drawn):
+        variants = drawn_variants if drawn else real_variants
+        return variant_scores(X, n_topics, link, seed, [v() for v in variants], score, short)
+
+    return compare_on_corpora(row_scores, links, quick, sizes)
 
 
 def anneal_rows(quick):
@@ -461,6 +482,128 @@ def main_stick_order(quick=False):
     write_section("ctm_stick_order", "CorrelatedTopicModel: the order of the sticks", body)
 
 
+AVERAGING_ENDS = [1000, 1250, 1500]
+
+
+def averaging_rows(quick):
+    """Recovery and held-out perplexity of the defaults before (1,000 sweeps,
+    the last 500 averaged) and of ``burn_in=750`` with 1,000 / 1,250 / 1,500
+    sweeps: one chain of 1,500 sweeps, whose averages over [750, end) are
+    those of the fits with ``max_iter = end`` (a fit's chain does not depend
+    on ``max_iter``)."""
+    import contextlib
+    from unittest import mock
+
+    import sklearn_pgtm._ctm as ctm_module
+
+    model_class = ctm_module.CorrelatedTopicModel
+    burn_in, ends = (20, [30, 40]) if quick else (750, AVERAGING_ENDS)
+
+    @contextlib.contextmanager
+    def before():
+        defaults = {"burn_in": burn_in * 2 // 3, "max_iter": ends[0]}
+        with mock.patch.dict(model_class.__init__.__kwdefaults__, defaults), \
+                mock.patch.object(model_class, "_n_warmup", lambda self: self.burn_in // 2):
+            yield
+
+    class PrefixAverages:
+        """Within ``with``: fits run ``max_iter = ends[-1]`` sweeps with the
+        burn-in above, and the sums of the topic-word counts and of (mu,
+        Sigma) after it are recorded; ``scores(model, score)`` sets each
+        prefix's averages on the fitted model and scores it."""
+
+        def __init__(self):
+            self.sums, self.averages = {}, {}
+            sweep = model_class._sweep
+
+            def recording(model, run):
+                sweep(model, run)
+                if run.iteration < burn_in:
+                    return
+                for key, value in [("counts", run.chain.word_topic.T), ("mu", run.mu),
+                                   ("sigma", run.sigma)]:
+                    self.sums[key] = self.sums.get(key, 0.0) + value
+                if run.iteration + 1 in ends:
+                    n = run.iteration + 1 - burn_in
+                    self.averages[run.iteration + 1] = {k: v / n for k, v in self.sums.items()}
+
+            self.patches = contextlib.ExitStack()
+            self.patches.enter_context(mock.patch.object(model_class, "_sweep", recording))
+            self.patches.enter_context(mock.patch.dict(
+                model_class.__init__.__kwdefaults__, {"burn_in": burn_in, "max_iter": ends[-1]}))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.patches.close()
+
+        def scores(self, model, score):
+            out = []
+            for end in ends:
+                averages = self.averages[end]
+                model.components_ = averages["counts"] + model.topic_word_prior_
+                model.mean_, model.covariance_ = averages["mu"], averages["sigma"]
+                model.topic_correlation_ = model._topic_correlation(model.mean_,
+                                                                    model.covariance_)
+                out.append(score(model))
+            return out
+
+    def compared(X, n_topics, link, seed, score):
+        with before():
+            row = [score(fit(X, n_topics, link, seed)[0])]
+        with PrefixAverages() as prefixes:
+            return row + prefixes.scores(fit(X, n_topics, link, seed)[0], score)
+
+    drawn_rows, real_rows, corpora = compare_on_corpora(
+        lambda X, n_topics, link, seed, score, drawn: compared(X, n_topics, link, seed, score),
+        LINKS, quick)
+    return drawn_rows, real_rows, corpora, burn_in, ends
+
+
+def main_averaging(quick=False):
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    drawn_rows, real_rows, corpora, burn_in, ends = averaging_rows(quick)
+    columns = [f"{ends[0]} sweeps, burn-in {burn_in * 2 // 3} (before)"] + [
+        f"{end} sweeps, burn-in {burn_in}" + (" (default)" if end == AVERAGING_ENDS[1] else "")
+        for end in ends]
+    means = {}
+    for corpus, link, _, *values in real_rows:
+        means.setdefault((corpus, link), []).append([float(v) for v in values])
+    summary = [[corpus, link] + [f"{m:.1f}" for m in np.mean(v, axis=0)]
+               for (corpus, link), v in means.items()]
+    body = (
+        "CorrelatedTopicModel with the topic-word counts and (mu, Sigma) averaged over the "
+        "sweeps after the burn-in: 1,000 sweeps with a burn-in of 500 (the defaults before "
+        "2026-11-27 night; warm-up half the burn-in, through patches of the defaults and of "
+        "the private `_n_warmup`), and a burn-in of 750 (warm-up a third of it) with 1,000, "
+        "1,250 (the default) or 1,500 sweeps. The warm-up is 250 plain-LDA sweeps in every "
+        "column; an 'auto' topic-word prior is estimated over the burn-in's second half. The "
+        "three burn-in-750 columns come from one chain of 1,500 sweeps, averaged up to sweep "
+        "1,000, 1,250 and 1,500 (through a patch of the private `_sweep` that records the "
+        "sums): those are the fits with `max_iter` = 1,000, 1,250 and 1,500, since a fit's "
+        "chain does not depend on `max_iter`. Other settings at their defaults. Drawn "
+        "corpora: the logistic-normal model of benchmarks/ctm_recovery.py (pairs of topics at "
+        "correlation +-0.85 and +-0.6), worst L1 of a true topic to its Hungarian match "
+        "(target < 0.5) / r of the fitted against the true correlations (target >= 0.9). "
+        "Real corpora (10 % of the documents held out, document-completion perplexity, "
+        "lower is better): " + "; ".join(c.describe() for c in corpora)
+        + ". One thread, on the shared 2-core machine.\n\n"
+        + markdown_table(["drawn corpus", "link", "seed"] + columns, drawn_rows)
+        + "\n\n"
+        + markdown_table(["real corpus", "link", "seed"] + columns, real_rows)
+        + "\n\nMeans of the perplexity over the seeds:\n\n"
+        + markdown_table(["real corpus", "link"] + columns, summary)
+    )
+    print(body)
+    write_section("ctm_averaging", "CorrelatedTopicModel: the burn-in and the averaged sweeps",
+                  body)
+
+
 def main_subiter(quick=False):
     rows, corpora = subiter_rows(quick)
     body = (
@@ -511,9 +654,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--part", choices=["prior", "subiter", "sweeps", "warmup", "anneal",
-                                           "stick-order"],
+                                           "stick-order", "averaging"],
                         default="prior")
     args = parser.parse_args()
     {"prior": main, "subiter": main_subiter, "sweeps": main_sweeps,
      "warmup": main_warmup, "anneal": main_anneal,
-     "stick-order": main_stick_order}[args.part](args.quick)
+     "stick-order": main_stick_order, "averaging": main_averaging}[args.part](args.quick)

@@ -197,8 +197,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
 
     n_subiter : int, default=3
         Sub-iterations S of the (lambda, eta) updates per document and sweep
-        (logistic-normal link). Measured at the default 1,000 sweeps (with
-        the 20-sweep warm-up of then; benchmarks/ctm_settings.py --part
+        (logistic-normal link). Measured at the then default 1,000 sweeps
+        (with the 20-sweep warm-up of then; benchmarks/ctm_settings.py --part
         subiter, K = 20, two seeds, S = 1 / 2 / 3 / 4 / 8): mean held-out
         perplexity 1997 / 1993 / 1970 / 1973 / 1966 on 432 20 Newsgroups
         messages, 994 / 992 / 989 / 990 / 990 on the five comp.* groups and
@@ -233,45 +233,61 @@ class CorrelatedTopicModel(GibbsTopicModel):
         ``"auto"`` estimates it inside the chain (empirical Bayes, as
         :class:`GibbsLDA` does).
 
-    max_iter : int, default=1000
-        Gibbs sweeps per call of :meth:`fit` (:class:`GibbsLDA`'s default).
-        The chain starts from topics drawn by a nonnegative factorization of
-        the counts (a start that keeps co-occurring topics apart; user guide
-        :ref:`ctm_merged`); the first ``burn_in // 2`` sweeps are plain LDA
-        sweeps with a Dirichlet(1) prior (:ref:`ctm_warmup`), the topic-word
-        prior annealed over their first half (:ref:`ctm_anneal`). Measured on
-        three real corpora at K = 20 (``benchmarks/RESULTS.md``, "number of
-        sweeps on real corpora": 432 to 2,642 documents, 69,000 to 472,000
-        tokens; two seeds, ``burn_in = max_iter // 2``, ``n_subiter=4`` and
-        the 20-sweep warm-up, the defaults then), the held-out perplexity was
-        lower at 1,000 sweeps than at 300 on every corpus and link: 300 / 600
-        / 1,000 sweeps gave 2030 / 2000 / 1973 (logistic normal) and 2053 / 2032 /
-        2034 (stick breaking) on 432 20 Newsgroups messages, 1006 / 994 / 991
-        and 1009 / 996 / 993 on the five comp.* groups, 2463 / 2455 / 2451
-        and 2487 / 2470 / 2469 on AP (means of the two seeds). The chain is
-        still not stationary at 1,000 sweeps on most of them (the
-        ConvergenceWarning fires on 10 of 12 fits): the log-likelihood rises
-        by 0.002-0.05 nats per token over the kept half, partly from the
-        topics and partly from the covariance, whose variances keep growing
-        along directions the data barely constrain (the log proportions of
-        topics absent from a document; user guide :ref:`ctm_sweeps`). On
-        corpora drawn from the model (K = 10, D = 1,000, a pair at
-        correlation 0.85) the two halves of a strongly correlated pair
-        finish separating after 200-300 sweeps.
+    max_iter : int, default=1250
+        Gibbs sweeps per call of :meth:`fit`. The chain starts from topics
+        drawn by a nonnegative factorization of the counts (a start that
+        keeps co-occurring topics apart; user guide :ref:`ctm_merged`); the
+        first ``burn_in // 3`` sweeps are plain LDA sweeps with a
+        Dirichlet(1) prior (:ref:`ctm_warmup`), the topic-word prior annealed
+        over their first half (:ref:`ctm_anneal`). 1,250 with the burn-in of
+        750 (see ``burn_in``; user guide :ref:`ctm_averaging`): 500 sweeps
+        are averaged, as with the 1,000 sweeps and burn-in of 500 before, at
+        a quarter more fit time. 1,500 sweeps (same burn-in) did a little
+        better on the drawn corpora of ``burn_in`` (0.43 / 0.38 / 0.41 and
+        0.43 / 0.40 / 0.41) and by up to 0.6 % on the real ones, for a fifth
+        more time again.
+        Measured before that on three real corpora at K = 20
+        (``benchmarks/RESULTS.md``, "number of sweeps on real corpora": 432
+        to 2,642 documents, 69,000 to 472,000 tokens; two seeds, ``burn_in =
+        max_iter // 2``, ``n_subiter=4`` and the 20-sweep warm-up, the
+        defaults then), the held-out perplexity was lower at 1,000 sweeps
+        than at 300 on every corpus and link: 300 / 600 / 1,000 sweeps gave
+        2030 / 2000 / 1973 (logistic normal) and 2053 / 2032 / 2034 (stick
+        breaking) on 432 20 Newsgroups messages, 1006 / 994 / 991 and 1009 /
+        996 / 993 on the five comp.* groups, 2463 / 2455 / 2451 and 2487 /
+        2470 / 2469 on AP (means of the two seeds). The chain is still not
+        stationary at 1,000 sweeps on most of them (the ConvergenceWarning
+        fires on 10 of 12 fits): the log-likelihood rises by 0.002-0.05 nats
+        per token over the kept half, partly from the topics and partly from
+        the covariance, whose variances keep growing along directions the
+        data barely constrain (the log proportions of topics absent from a
+        document; user guide :ref:`ctm_sweeps`).
 
-    burn_in : int, default=500
-        Sweeps before ``(mu, Sigma)`` and the topic-word counts are averaged
-        (half of ``max_iter``, measured with it). Its first half is the plain
-        LDA warm-up (the topic-word prior annealed over the warm-up's first
-        half, :ref:`ctm_anneal`); an "auto" ``topic_word_prior`` is estimated
-        over the burn-in's second half and held at the estimate afterwards.
-        The warm-up was at most 20 sweeps before; half the burn-in
-        (``benchmarks/RESULTS.md``, "length of the LDA warm-up") took a drawn
+    burn_in : int, default=750
+        Sweeps before ``(mu, Sigma)`` and the topic-word counts are averaged.
+        Its first third is the plain LDA warm-up (250 sweeps at the defaults;
+        the topic-word prior annealed over the warm-up's first half,
+        :ref:`ctm_anneal`); an "auto" ``topic_word_prior`` is estimated over
+        the burn-in's second half and held at the estimate afterwards.
+        Measured against the defaults before (1,000 sweeps, burn-in 500, the
+        same 250-sweep warm-up; ``benchmarks/ctm_settings.py --part
+        averaging``, user guide :ref:`ctm_averaging`): on corpora drawn from
+        the model at K = 20 with 4,000 documents (pairs at correlation 0.85)
+        the worst L1 of a true topic to its match went from 0.51 / 0.38 /
+        0.44 to 0.46 / 0.38 / 0.41 (logistic normal) and from 0.49 / 0.49 /
+        0.48 to 0.45 / 0.41 / 0.42 (stick breaking; seeds 0-2): 250
+        correlated sweeps had not finished separating the strongly
+        correlated pairs. The mean held-out perplexity on the three real
+        corpora of ``max_iter`` moved by -0.05 / +0.12 / +0.05 % (logistic
+        normal) and +0.22 / -0.02 / +0.08 % (stick breaking), within the
+        seeds' spread; the same burn-in with 1,000 sweeps (250 averaged) was
+        0.04-0.28 % worse on every real corpus. The warm-up was at most 20
+        sweeps before 2026-11-27; 250 sweeps (``benchmarks/RESULTS.md``,
+        "length of the LDA warm-up", then half the burn-in) took a drawn
         corpus (K = 10, D = 4,000, a pair at correlation 0.85) from a merged
         pair (worst L1 1.69, both links) to every topic found (0.18 / 0.19),
         raised r at K = 20 to at least 0.91 on every seed, and gave lower or
-        equal (within 0.2 %) held-out perplexity on the three real corpora of
-        ``max_iter``.
+        equal (within 0.2 %) held-out perplexity on the three real corpora.
 
     n_infer_iter : int, default=100
         Gibbs sweeps over a new document's topics and Gaussian vector (topics
@@ -392,8 +408,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
         n_subiter=3,
         prior_strength=0.01,
         topic_word_prior="auto",
-        max_iter=1000,
-        burn_in=500,
+        max_iter=1250,
+        burn_in=750,
         n_infer_iter=100,
         warm_start=False,
         random_state=None,
@@ -479,8 +495,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
 
     def _n_warmup(self):
         """Plain LDA sweeps (Dirichlet(1) prior) before the correlated ones:
-        the first half of the burn-in (user guide :ref:`ctm_warmup`)."""
-        return self.burn_in // 2
+        the first third of the burn-in (user guide :ref:`ctm_warmup`)."""
+        return self.burn_in // 3
 
     def _warmup_beta(self, run):
         """Topic-word prior of the warm-up sweep ``run.iteration``.
