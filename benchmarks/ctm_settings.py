@@ -61,9 +61,9 @@ Written to its own section (ctm_stick_order).
 before 2026-11-27 night (1,000 sweeps, burn-in 500, warm-up half of it;
 through patches of the defaults and of the private ``_n_warmup``) against a
 burn-in of 750 (warm-up a third of it: 250 sweeps in every column) with
-1,000, 1,250 (the default) and 1,500 sweeps, read off one chain of 1,500
-sweeps (a patch of the private ``_sweep`` records the averages up to each
-end). Both links, the drawn corpora at K = 20 (D = 2,000 and 4,000, seeds
+1,000, 1,250 (the default) and 1,500 sweeps: one chain fitted for 1,000
+sweeps and continued with ``warm_start`` (a continued fit equals the longer
+one). Both links, the drawn corpora at K = 20 (D = 2,000 and 4,000, seeds
 0-2) and the three real corpora (two seeds). Written to its own section
 (ctm_averaging).
 
@@ -488,9 +488,9 @@ AVERAGING_ENDS = [1000, 1250, 1500]
 def averaging_rows(quick):
     """Recovery and held-out perplexity of the defaults before (1,000 sweeps,
     the last 500 averaged) and of ``burn_in=750`` with 1,000 / 1,250 / 1,500
-    sweeps: one chain of 1,500 sweeps, whose averages over [750, end) are
-    those of the fits with ``max_iter = end`` (a fit's chain does not depend
-    on ``max_iter``)."""
+    sweeps: one chain fitted for 1,000 sweeps and continued with
+    ``warm_start`` to 1,250 and 1,500 (a continued fit equals the longer
+    one)."""
     import contextlib
     from unittest import mock
 
@@ -506,58 +506,17 @@ def averaging_rows(quick):
                 mock.patch.object(model_class, "_n_warmup", lambda self: self.burn_in // 2):
             yield
 
-    class PrefixAverages:
-        """Within ``with``: fits run ``max_iter = ends[-1]`` sweeps with the
-        burn-in above, and the sums of the topic-word counts and of (mu,
-        Sigma) after it are recorded; ``scores(model, score)`` sets each
-        prefix's averages on the fitted model and scores it."""
-
-        def __init__(self):
-            self.sums, self.averages = {}, {}
-            sweep = model_class._sweep
-
-            def recording(model, run):
-                sweep(model, run)
-                if run.iteration < burn_in:
-                    return
-                for key, value in [("counts", run.chain.word_topic.T), ("mu", run.mu),
-                                   ("sigma", run.sigma)]:
-                    self.sums[key] = self.sums.get(key, 0.0) + value
-                if run.iteration + 1 in ends:
-                    n = run.iteration + 1 - burn_in
-                    self.averages[run.iteration + 1] = {k: v / n for k, v in self.sums.items()}
-
-            self.patches = contextlib.ExitStack()
-            self.patches.enter_context(mock.patch.object(model_class, "_sweep", recording))
-            self.patches.enter_context(mock.patch.dict(
-                model_class.__init__.__kwdefaults__, {"burn_in": burn_in, "max_iter": ends[-1]}))
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.patches.close()
-
-        def scores(self, model, score):
-            out = []
-            for end in ends:
-                averages = self.averages[end]
-                model.components_ = averages["counts"] + model.topic_word_prior_
-                model.mean_, model.covariance_ = averages["mu"], averages["sigma"]
-                model.topic_correlation_ = model._topic_correlation(model.mean_,
-                                                                    model.covariance_)
-                out.append(score(model))
-            return out
-
-    def compared(X, n_topics, link, seed, score):
+    def compared(X, n_topics, link, seed, score, drawn):
         with before():
             row = [score(fit(X, n_topics, link, seed)[0])]
-        with PrefixAverages() as prefixes:
-            return row + prefixes.scores(fit(X, n_topics, link, seed)[0], score)
+        model, _ = fit(X, n_topics, link, seed, burn_in=burn_in, max_iter=ends[0],
+                       warm_start=True)
+        row.append(score(model))
+        for done, end in zip(ends, ends[1:]):
+            row.append(score(model.set_params(max_iter=end - done).fit(X)))
+        return row
 
-    drawn_rows, real_rows, corpora = compare_on_corpora(
-        lambda X, n_topics, link, seed, score, drawn: compared(X, n_topics, link, seed, score),
-        LINKS, quick)
+    drawn_rows, real_rows, corpora = compare_on_corpora(compared, LINKS, quick)
     return drawn_rows, real_rows, corpora, burn_in, ends
 
 
@@ -583,10 +542,9 @@ def main_averaging(quick=False):
         "the private `_n_warmup`), and a burn-in of 750 (warm-up a third of it) with 1,000, "
         "1,250 (the default) or 1,500 sweeps. The warm-up is 250 plain-LDA sweeps in every "
         "column; an 'auto' topic-word prior is estimated over the burn-in's second half. The "
-        "three burn-in-750 columns come from one chain of 1,500 sweeps, averaged up to sweep "
-        "1,000, 1,250 and 1,500 (through a patch of the private `_sweep` that records the "
-        "sums): those are the fits with `max_iter` = 1,000, 1,250 and 1,500, since a fit's "
-        "chain does not depend on `max_iter`. Other settings at their defaults. Drawn "
+        "three burn-in-750 columns come from one chain fitted for 1,000 sweeps and continued "
+        "with `warm_start` to 1,250 and 1,500 (a continued fit equals the longer one with "
+        "the same `random_state`). Other settings at their defaults. Drawn "
         "corpora: the logistic-normal model of benchmarks/ctm_recovery.py (pairs of topics at "
         "correlation +-0.85 and +-0.6), worst L1 of a true topic to its Hungarian match "
         "(target < 0.5) / r of the fitted against the true correlations (target >= 0.9). "
