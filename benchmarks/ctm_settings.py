@@ -347,6 +347,17 @@ def compare_on_corpora(row_scores, links, quick, sizes=(2000, 4000)):
     return drawn_rows, real_rows, corpora
 
 
+def seed_means(real_rows, n_keys):
+    """Summary rows of :func:`compare_on_corpora`'s real-corpus rows: the
+    first ``n_keys`` cells name a row (the corpus, and the link where the
+    rows have one), the next is the seed, and the perplexities that follow
+    are averaged over the seeds."""
+    means = {}
+    for row in real_rows:
+        means.setdefault(tuple(row[:n_keys]), []).append([float(v) for v in row[n_keys + 1:]])
+    return [list(key) + [f"{m:.1f}" for m in np.mean(v, axis=0)] for key, v in means.items()]
+
+
 def compare_variants(drawn_variants, real_variants, links, quick, sizes=(2000, 4000)):
     """:func:`compare_on_corpora` of one fit per variant: the drawn-corpus
     variants on the drawn corpora, the real-corpus ones on the real corpora.
@@ -384,11 +395,7 @@ def main_anneal(quick=False):
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     drawn_rows, real_rows, corpora, default = anneal_rows(quick)
-    means = {}
-    for corpus, link, _, off, on in real_rows:
-        means.setdefault((corpus, link), []).append((float(off), float(on)))
-    summary = [[corpus, link, f"{np.mean([o for o, _ in v]):.1f}",
-                f"{np.mean([a for _, a in v]):.1f}"] for (corpus, link), v in means.items()]
+    summary = seed_means(real_rows, 2)
     body = (
         "CorrelatedTopicModel with the topic-word prior of the first half of its plain-LDA "
         "warm-up annealed: its first sweep's prior has `V * beta_0` pseudo-counts equal to "
@@ -454,10 +461,7 @@ def main_stick_order(quick=False):
         f"stick_order, presence {share}" + (" (default)" if share == ctm_module._PRESENCE_SHARE
                                             else "")
         for share in PRESENCE_SHARES]
-    means = {}
-    for corpus, _, *values in real_rows:
-        means.setdefault(corpus, []).append([float(v) for v in values])
-    summary = [[corpus] + [f"{m:.1f}" for m in np.mean(v, axis=0)] for corpus, v in means.items()]
+    summary = seed_means(real_rows, 1)
     body = (
         "CorrelatedTopicModel(link='stick_breaking') with its topics left in the order the "
         "warm-up ends with (the chain before 2026-11-27 evening, through a patch of the private "
@@ -530,11 +534,7 @@ def main_averaging(quick=False):
     columns = [f"{ends[0]} sweeps, burn-in {burn_in * 2 // 3} (before)"] + [
         f"{end} sweeps, burn-in {burn_in}" + (" (default)" if end == AVERAGING_ENDS[1] else "")
         for end in ends]
-    means = {}
-    for corpus, link, _, *values in real_rows:
-        means.setdefault((corpus, link), []).append([float(v) for v in values])
-    summary = [[corpus, link] + [f"{m:.1f}" for m in np.mean(v, axis=0)]
-               for (corpus, link), v in means.items()]
+    summary = seed_means(real_rows, 2)
     body = (
         "CorrelatedTopicModel with the topic-word counts and (mu, Sigma) averaged over the "
         "sweeps after the burn-in: 1,000 sweeps with a burn-in of 500 (the defaults before "
