@@ -19,9 +19,9 @@ and measures the posterior's own spread (a diagnosis: search or posterior).
 4,000, 8,000 and 16,000): whether more data alone lets the chain separate
 the strongly correlated pairs.
 
-``--part random-states``: the fits at K = 20 with 4,000 and 8,000 documents
-repeated with other seeds of the model (10, 11, 12 on every corpus), since
-the main table's ``random_state`` is the corpus's seed.
+``--part random-states``: the fits at K = 20 with 2,000, 4,000 and 8,000
+documents repeated with other seeds of the model (10, 11, 12 on every
+corpus), since the main table's ``random_state`` is the corpus's seed.
 
 Usage: python benchmarks/ctm_recovery.py [--quick]
        [--part {recovery,oracle-start,sizes,random-states}]
@@ -274,7 +274,8 @@ if __name__ == "__main__":
     if args.part == "oracle-start":
         oracle_start(args.quick)
     elif args.part == "random-states":
-        print(main(args.quick, [(20, 4000), (20, 8000)], "ctm_recovery_random_states",
+        print(main(args.quick, [(20, 2000), (20, 4000), (20, 8000)],
+                   "ctm_recovery_random_states",
                    TITLE + ", K = 20 with other seeds of the model",
                    random_states=OTHER_RANDOM_STATES[:2] if args.quick else OTHER_RANDOM_STATES))
     elif args.part == "sizes":

@@ -223,8 +223,8 @@ def test_recovery_check_fails_on_merged_topics(monkeypatch):
     # before the factorization) with the 20-sweep warm-up of before
     # 2026-11-27 and no annealing, the chain merges a pair of co-occurring
     # topics on seed 5 and the check sees it. (With the warm-up of half the
-    # burn-in, or with the annealed prior alone, the random start finds the
-    # pair too.)
+    # burn-in, the annealed prior or Dirichlet(2) warm-up documents alone,
+    # the random start finds the pair too.)
     import sklearn_pgtm._ctm as ctm
 
     monkeypatch.setattr(ctm, "_FACTOR_START", False)
@@ -237,20 +237,40 @@ def test_recovery_check_fails_on_merged_topics(monkeypatch):
     assert worst_l1 > 0.5
 
 
-def _warmup_priors(monkeypatch, X, **params):
-    """The topic-word prior of every plain-LDA sweep of a fit."""
+def _warmup_priors(monkeypatch, X, document_prior=False, **params):
+    """The topic-word prior (or with ``document_prior`` the document prior)
+    of every plain-LDA sweep of a fit."""
     from sklearn_pgtm._chain import TopicChain
 
     seen = []
     original = TopicChain.sweep_lda
 
     def recording(self, alpha, beta, n_jobs=None):
-        seen.append(np.copy(beta))
+        seen.append(np.copy(alpha if document_prior else beta))
         return original(self, alpha, beta, n_jobs)
 
     monkeypatch.setattr(TopicChain, "sweep_lda", recording)
     CorrelatedTopicModel(4, random_state=0, **params).fit(X)
     return np.array(seen)
+
+
+@pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
+def test_warmup_documents_have_the_warmup_dirichlet_prior(monkeypatch, link):
+    # Every warm-up sweep (and only those: burn_in // 3 of them) integrates
+    # the proportions out under the symmetric Dirichlet(_WARMUP_DOC_PRIOR),
+    # and the value reaches the fit.
+    import sklearn_pgtm._ctm as ctm
+
+    X, _, _ = correlated_corpus(seed=3)
+    alphas = _warmup_priors(monkeypatch, X, document_prior=True, link=link, max_iter=34,
+                            burn_in=30)
+    assert alphas.shape == (10, 4)
+    np.testing.assert_array_equal(alphas, ctm._WARMUP_DOC_PRIOR)
+    assert ctm._WARMUP_DOC_PRIOR == 1.0
+    fitted = CorrelatedTopicModel(4, link=link, random_state=0, max_iter=34, burn_in=30)
+    default = fitted.fit(X).components_
+    monkeypatch.setattr(ctm, "_WARMUP_DOC_PRIOR", 2.0)
+    assert not np.allclose(fitted.fit(X).components_, default)
 
 
 def test_warmup_anneals_the_topic_word_prior(monkeypatch):
