@@ -194,7 +194,7 @@ def oracle_start(quick=False):
 
 
 # (K, D) of the main table, and of the larger corpora of ``--part sizes``.
-SETTINGS = [(5, 1000), (10, 2000), (10, 4000), (20, 2000)]
+SETTINGS = [(5, 1000), (10, 2000), (10, 4000), (15, 2000), (20, 2000)]
 LARGER_SETTINGS = [(20, 4000), (20, 8000), (20, 16000)]
 
 

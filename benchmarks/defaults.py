@@ -30,6 +30,13 @@ of the "auto" prior update inside the chain (all of 20 Newsgroups, K = 20 and
 GibbsLDA; estimated over the kept sweeps and refitted, EmpiricalBayesLDA) are
 compared by their rows in the ``peers`` table.
 
+Part ``unseen`` (not in ``all``): every topic model of the package at its
+defaults on the corpora of part ``lda`` and a corpus drawn from the
+correlated model with other parameters (K = 10, about 50 words per
+document), next to scikit-learn, tomotopy's LDAModel and, below half a
+million training tokens, tomotopy's CTModel (75 minutes on the shared
+machine of 2026-11-28; K = 100 on all of 20 Newsgroups takes half of it).
+
 Part ``eblda`` (not in ``all``): which of EmpiricalBayesLDA's chains should
 run the final sweeps; every fit repeated with each chain continued, on the
 real corpora of the ``peers`` table but all of 20 Newsgroups, seeds 0-2
@@ -40,7 +47,8 @@ SLDAModel and LatentDirichletAllocation + LinearSVC on binary tasks, each
 model over five seeds (one fit's accuracy moves by 0.01-0.02 with the seed,
 as much as the margins of the targets), with the issue's verdicts.
 
-Usage: python benchmarks/defaults.py [--quick] [--part peers|classifier|lda|eblda|all]
+Usage: python benchmarks/defaults.py [--quick]
+       [--part peers|classifier|lda|unseen|eblda|all]
        [--corpora NAME ...]   (peers table on some corpora only, own section)
        [--models NAME ...]    (peers table with some models only, own section)
        [--seeds S ...]        (every model fitted with each seed; means reported)
@@ -228,8 +236,9 @@ def sotu_counts(unit):
 
 
 def validation_corpora(quick):
-    """Corpora that the peers table does not use, on which GibbsLDA's
-    defaults are checked as well (other sources, document lengths, K)."""
+    """Corpora that the peers table does not use, on which the defaults are
+    checked as well (other sources, document lengths, K): GibbsLDA's in part
+    ``lda``, every topic model's in part ``unseen``."""
     if quick:
         return [held_out_corpus("LDA-drawn, short documents", lda_corpus(
             300, 200, 4, 15, 0.3, 0.05, SEED + 1)[0], 4)]
@@ -254,9 +263,30 @@ def validation_corpora(quick):
         held_out_corpus("20NG 2 groups x 40 (tiny)", news_subset(PAIRS[2], 40), 5),
         held_out_corpus("LDA-drawn, short documents, asymmetric alpha",
                         lda_corpus(3000, 1000, 10, 15, alpha, 0.05, SEED + 1)[0], 10),
+        held_out_corpus("CTM-drawn, K = 10, 50 words",
+                        ctm_corpus(3000, 1000, 10, 50, seed=SEED + 1), 10,
+                        "logistic-normal, correlations up to |0.85|, about 50 words "
+                        "per document"),
         held_out_corpus("AP", X_ap, 50),
         held_out_corpus("20NG all (large)", X_all, 100),
     ]
+
+
+# Part "unseen": tomotopy's CTModel runs 0.8-2.7 M token-sweeps/s (section
+# defaults_peers; 1,451 s on all of 20 Newsgroups at K = 20), so it is
+# fitted below this many training tokens only. Its perplexity was
+# 1.16-1.60 times the best peer's on every corpus of the peers table.
+CTMODEL_MAX_TOKENS = 500_000
+
+
+def unseen_models(name, corpus):
+    """The models of part ``unseen``: this package's topic models,
+    scikit-learn's and tomotopy's LDAModel, and tomotopy's CTModel on
+    corpora below :data:`CTMODEL_MAX_TOKENS` (not the lda package, a
+    peer of GibbsLDA's own table)."""
+    if name.startswith("tomotopy CTModel"):
+        return corpus.n_tokens < CTMODEL_MAX_TOKENS
+    return not name.startswith("lda package")
 
 
 # --------------------------------------------------------------------------
@@ -626,7 +656,8 @@ OURS_TOPIC = ("GibbsLDA", "EmpiricalBayesLDA", "CTM logistic-normal", "CTM stick
 
 def run_topic_table(corpora, quick, models=None, seeds=(SEED,)):
     """Fit every model on every corpus with each of ``seeds`` (the held-out
-    split and the evaluation keep :data:`SEED`); returns per-corpus results:
+    split and the evaluation keep :data:`SEED`); ``models``: None (all), name
+    prefixes, or a predicate ``models(name, corpus)``. Returns per-corpus results:
     the mean perplexity, seconds and rate over the seeds, whether any fit
     warned, and the perplexity of each seed."""
     results = {}
@@ -637,7 +668,9 @@ def run_topic_table(corpora, quick, models=None, seeds=(SEED,)):
                    for seed in seeds]
         for same_model in zip(*by_seed):
             name, kind, _ = same_model[0]
-            if models is not None and not any(name.startswith(m) for m in models):
+            if models is not None and not (
+                    models(name, corpus) if callable(models)
+                    else any(name.startswith(m) for m in models)):
                 continue
             fits = []
             for seed, (_, _, factory) in zip(seeds, same_model):
@@ -828,6 +861,25 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None):
                                  "auto update share"], cost_rows)]
         write_section("defaults_lda", "GibbsLDA's defaults on held-out corpora; cost of the "
                       "auto priors" + label, "\n".join(body))
+    if part == "unseen":
+        corpora = validation_corpora(quick)
+        results = run_topic_table(corpora, quick, models=unseen_models, seeds=seeds)
+        rows, verdicts = topic_rows(results)
+        body = ["Every topic model at its defaults on the corpora of part `lda` (sources, "
+                "document lengths and K that no default was chosen on; one drawn from the "
+                "correlated model with K = 10 and short documents), next to scikit-learn's "
+                "LatentDirichletAllocation and tomotopy's LDAModel at their defaults, and "
+                "tomotopy's CTModel (as many iterations as CorrelatedTopicModel) on the "
+                f"corpora below {CTMODEL_MAX_TOKENS:,} training tokens. Held-out "
+                "document-completion perplexity (10 % of the documents held out); ratio to "
+                "the best peer fitted on that corpus. Loaded machine.", "", "Corpora:", ""]
+        body += [f"- {corpus.describe()}" for corpus in corpora]
+        body += ["", markdown_table(topic_header(len(seeds)), rows), ""]
+        for name, (won, total) in verdicts.items():
+            body.append(f"- {name}: beats the best peer on {won} / {total} corpora")
+            out[f"{name} unseen wins"] = f"{won}/{total}"
+        write_section("defaults_unseen", "Every topic model at its defaults on corpora no "
+                      "default was chosen on" + label, "\n".join(body))
     if part == "eblda":
         out.update(main_eblda(quick, seeds))
     out["seconds"] = time.perf_counter() - t_start
@@ -838,7 +890,8 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small corpora, a smoke run")
-    parser.add_argument("--part", choices=("peers", "classifier", "lda", "eblda", "all"),
+    parser.add_argument("--part",
+                        choices=("peers", "classifier", "lda", "unseen", "eblda", "all"),
                         default="all")
     parser.add_argument("--corpora", nargs="+", metavar="NAME",
                         help="peers table on the corpora whose name contains one of these "
