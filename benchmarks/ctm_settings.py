@@ -67,11 +67,22 @@ one). Both links, the drawn corpora at K = 20 (D = 2,000 and 4,000, seeds
 0-2) and the three real corpora (two seeds). Written to its own section
 (ctm_averaging).
 
+``--part drift``: what ``max_iter`` beyond the default buys on real text,
+where the fit's ConvergenceWarning fires at the defaults. One chain per
+corpus, link and seed (the defaults otherwise) fitted for 1,250 sweeps and
+continued with ``warm_start`` to 2,500 and 5,000 (a continued fit equals the
+longer one); seeds 0 and 1: at each end the held-out perplexity, whether the warning fired,
+the trend z-score and the rise per token of the log-likelihood trace's
+second half (the warning's two criteria), the same over the last 500
+sweeps, and the mean variance of the fitted ``Sigma``, on the three real
+corpora. Written to its own section (ctm_drift).
+
 Usage: python benchmarks/ctm_settings.py [--quick]
-       [--part {prior,subiter,sweeps,warmup,anneal,stick-order,averaging}]
+       [--part {prior,subiter,sweeps,warmup,anneal,stick-order,averaging,drift}]
 """
 
 import argparse
+import itertools
 import os
 import sys
 import time
@@ -562,6 +573,76 @@ def main_averaging(quick=False):
                   body)
 
 
+DRIFT_ENDS = [1250, 2500, 5000]
+DRIFT_SEEDS = [0, 1]
+
+
+def drift_rows(quick):
+    """Per real corpus, link and seed, one default chain continued to each of
+    ``DRIFT_ENDS``: perplexity, warning, trend of the second half and of the
+    last 500 sweeps, mean variance of ``covariance_``."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from sklearn_pgtm._base import fitted_rise, trend_z_score
+
+    ends = [40, 80] if quick else DRIFT_ENDS
+    window = 20 if quick else 500
+    rows, corpora = [], real_corpora(quick)
+
+    def trend(values, n_tokens):
+        return f"{trend_z_score(values):.1f} / {fitted_rise(values) / n_tokens:.4f}"
+
+    for corpus, link, seed in itertools.product(corpora, LINKS, [0] if quick else DRIFT_SEEDS):
+        model, done, seconds = None, 0, 0.0
+        for end in ends:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                t0 = time.perf_counter()
+                if model is None:
+                    model, _ = fit(corpus.X_train, corpus.n_topics, link, seed,
+                                   max_iter=end, warm_start=True,
+                                   **({"burn_in": 20} if quick else {}))
+                else:
+                    model.set_params(max_iter=end - done).fit(corpus.X_train)
+                seconds += time.perf_counter() - t0
+            done = end
+            warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+            trace = np.asarray(model.log_likelihood_trace_)
+            rows.append([corpus.name, link, seed, end,
+                         f"{document_completion(model, corpus.X_heldout):.1f}",
+                         "yes" if warned else "",
+                         trend(trace[trace.shape[0] // 2:], corpus.n_tokens),
+                         trend(trace[-window:], corpus.n_tokens),
+                         f"{np.mean(np.diag(model.covariance_)):.1f}", f"{seconds:.0f}"])
+            print(rows[-1], flush=True)
+    return rows, corpora, window
+
+
+def main_drift(quick=False):
+    rows, corpora, window = drift_rows(quick)
+    body = (
+        "CorrelatedTopicModel at its defaults, one chain per corpus, link and seed "
+        "fitted for 1,250 sweeps and continued with `warm_start` to 2,500 and 5,000 "
+        "(`max_iter` is then the total; the burn-in stays 750, so the kept sweeps are "
+        "all those after it). Real corpora (10 % of the documents held out, "
+        "document-completion perplexity, lower is better): "
+        + "; ".join(c.describe() for c in corpora)
+        + ". Warning: whether the fit raised its ConvergenceWarning. Trend: z-score / rise "
+        "of the fitted line in nats per training token, over the second half of "
+        f"`log_likelihood_trace_` (the warning's criteria: z above 4 and a rise above "
+        f"0.005) and over its last {window} sweeps. Variance: mean diagonal of the fitted "
+        "`covariance_` (averaged over the kept sweeps). Seconds: cumulative fit time. "
+        "One thread.\n\n"
+        + markdown_table(["corpus", "link", "seed", "sweeps", "perplexity", "warning",
+                          "trend, second half", f"trend, last {window}", "variance",
+                          "fit s"], rows)
+    )
+    print(body)
+    write_section("ctm_drift", "CorrelatedTopicModel: longer chains on real corpora", body)
+
+
 def main_subiter(quick=False):
     rows, corpora = subiter_rows(quick)
     body = (
@@ -612,9 +693,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--part", choices=["prior", "subiter", "sweeps", "warmup", "anneal",
-                                           "stick-order", "averaging"],
+                                           "stick-order", "averaging", "drift"],
                         default="prior")
     args = parser.parse_args()
     {"prior": main, "subiter": main_subiter, "sweeps": main_sweeps,
      "warmup": main_warmup, "anneal": main_anneal,
-     "stick-order": main_stick_order, "averaging": main_averaging}[args.part](args.quick)
+     "stick-order": main_stick_order, "averaging": main_averaging,
+     "drift": main_drift}[args.part](args.quick)

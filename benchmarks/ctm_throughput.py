@@ -15,7 +15,21 @@ start out of its timing and keeping ours in favours tomotopy. Models of a
 corpus run one after the other in the same process, nothing else running
 (the machine's load before and after is printed with the table).
 
-Usage: python benchmarks/ctm_throughput.py [--quick]
+``--part floor``: where the time of a token goes on long documents (whole
+State of the Union addresses) and on short ones (the 432 20 Newsgroups
+messages), against the budget that 5x tomotopy's rate leaves. Three loops
+over the tokens of a topic state drawn once (K = 20, the layout of the
+package's sweeps: tokens document by document, word-major ``int32``
+counts), each doing a part of what every exact per-token Gibbs sweep does:
+(1) one uniform draw per token; (2) and the six count updates of moving the
+token out of its topic and into one (document, word and total counts; the
+word's row prefetched a few tokens ahead, as the package's sweep does); (3)
+and reading the word's K counts. Then the package's sweep with fixed
+document weights (``sample_weighted``, the correlated model's token step)
+and tomotopy CTModel's whole sweep (40 iterations after 10, one thread), per
+token. Written to its own section (ctm_throughput_floor).
+
+Usage: python benchmarks/ctm_throughput.py [--quick] [--part {rates,floor}]
 """
 
 import argparse
@@ -24,11 +38,19 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+from numba import njit
+
+from sklearn_pgtm._kernels._intrinsics import prefetch_row
+from sklearn_pgtm._kernels._random import uniform
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _results import markdown_table, write_section  # noqa: E402
 from defaults import (  # noqa: E402
     SEED,
+    SMALL_NEWS,
     held_out_corpus,
+    news_subset,
     sotu_counts,
     tomotopy_model,
     topic_corpora,
@@ -127,7 +149,134 @@ def main(quick=False):
     return {link: (min(v), max(v)) for link, v in ratios.items()}
 
 
+# --------------------------------------------------------------------------
+# part "floor": the parts of a token's time
+# --------------------------------------------------------------------------
+
+FLOOR_STEPS = ["one uniform draw", "+ six count updates", "+ reading the word's K counts"]
+
+
+@njit(cache=False, nogil=True)
+def _token_floor(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, states,
+                 steps):
+    """The first ``steps`` (1-3) parts of FLOOR_STEPS for every token; the
+    token goes back to its own topic, so the state does not change."""
+    n_topics = doc_topic.shape[1]
+    n_tokens = word_ids.shape[0]
+    sink = 0.0
+    for d in range(doc_ptr.shape[0] - 1):
+        state = states[d]
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            sink += uniform(state)
+            if steps < 2:
+                continue
+            if i + 4 < n_tokens:
+                prefetch_row(word_topic, word_ids[i + 4])
+            w = word_ids[i]
+            old = topics[i]
+            doc_topic[d, old] -= 1
+            word_topic[w, old] -= 1
+            topic_total[old] -= 1
+            doc_topic[d, old] += 1
+            word_topic[w, old] += 1
+            topic_total[old] += 1
+            if steps < 3:
+                continue
+            sink += _row_sum(word_topic, w, n_topics)
+    return sink
+
+
+@njit(cache=False, nogil=True, fastmath=True)
+def _row_sum(word_topic, w, n_topics):
+    """Sum of a word's K counts (a vectorized reduction, as the sweep's total)."""
+    acc = 0.0
+    for k in range(n_topics):
+        acc += word_topic[w, k]
+    return acc
+
+
+def _ns_per_token(run, n_tokens, n_sweeps):
+    """Median over ``n_sweeps`` timed sweeps (after one untimed) of the time
+    per token."""
+    run()  # compile or warm the caches
+    times = []
+    for _ in range(n_sweeps):
+        t0 = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)) / n_tokens * 1e9
+
+
+def floor_row(corpus, n_sweeps, n_timed):
+    """ns per token of each step, of the package's weighted sweep and of
+    tomotopy CTModel's sweep on ``corpus``."""
+    from sklearn_pgtm._chain import TopicChain
+    from sklearn_pgtm._kernels._sweeps import ALL_WORDS, sample_weighted
+
+    X = corpus.X_train.tocsr()
+    n_docs, n_words = X.shape
+    K = corpus.n_topics
+    word_ids = np.repeat(X.indices.astype(np.int64), X.data.astype(np.int64))
+    doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
+    doc_ptr[1:] = np.cumsum(np.asarray(X.sum(axis=1)).ravel())
+    chain = TopicChain.random(doc_ptr, word_ids, K, n_words, SEED)
+    tokens = chain.tokens
+    weights = np.random.default_rng(SEED).dirichlet(np.full(K, 0.5), size=n_docs)
+    n_tokens = word_ids.shape[0]
+    cells = []
+    for steps in range(1, len(FLOOR_STEPS) + 1):
+        cells.append(_ns_per_token(
+            lambda: _token_floor(tokens.doc_ptr, tokens.word_ids, tokens.topics,
+                                 tokens.doc_topic, chain.word_topic, chain.topic_total,
+                                 chain.states, steps), n_tokens, n_sweeps))
+    cells.append(_ns_per_token(
+        lambda: sample_weighted(tokens, chain.word_topic, chain.topic_total, weights, 0.05,
+                                chain.states, (0, n_docs, 0, ALL_WORDS)), n_tokens, n_sweeps))
+    theirs = 1e9 / tomotopy_ctm(corpus, n_timed)
+    return cells, theirs
+
+
+def main_floor(quick=False):
+    corpora = [held_out_corpus("SOTU addresses (long documents)", sotu_counts("address"), 20),
+               held_out_corpus("20NG 4 groups x 120 (small)",
+                               news_subset(SMALL_NEWS, 120), 20)]
+    if quick:
+        for c in corpora:
+            c.X_train = c.X_train[:20]
+    n_sweeps, n_timed = (2, 2) if quick else (20, 40)
+    before = load()
+    rows = []
+    for corpus in corpora:
+        cells, theirs = floor_row(corpus, n_sweeps, n_timed)
+        per_doc = corpus.n_tokens / corpus.X_train.shape[0]
+        rows.append([corpus.name, f"{per_doc:,.0f}"] + [f"{v:.1f}" for v in cells]
+                    + [f"{theirs:.1f}", f"{theirs / TARGET:.1f}"])
+        print(rows[-1], flush=True)
+    after = load()
+    body = "\n".join(
+        ["Nanoseconds per token (one thread), each loop swept over a topic state drawn "
+         f"once (K = 20), median of {n_sweeps} sweeps after one untimed: the first one, "
+         "two or three parts of what every exact per-token Gibbs sweep does (a uniform "
+         "draw; the six count updates of moving a token out of its topic and into one, "
+         "the word's row prefetched ahead as in the package's sweep; reading the word's K "
+         "counts), the package's sweep with fixed document weights (`sample_weighted`, "
+         "the correlated model's token step, weights Dirichlet(0.5) per document), and "
+         f"tomotopy CTModel's whole iteration ({n_timed} timed after 10, per training "
+         "token). Budget: tomotopy's time divided by 5, what issue 12's target leaves "
+         "for everything our sweep does per token.", ""]
+        + [f"- {c.describe()}" for c in corpora]
+        + ["", markdown_table(["corpus", "tokens per document"] + FLOOR_STEPS
+                              + ["our weighted sweep", "tomotopy CTModel sweep",
+                                 "budget at 5x"], rows),
+           "", f"Machine load before: `{before}`; after: `{after}`."])
+    print(body)
+    write_section("ctm_throughput_floor", "CorrelatedTopicModel: where a token's time goes",
+                  body)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    print(main(parser.parse_args().quick))
+    parser.add_argument("--part", choices=["rates", "floor"], default="rates")
+    args = parser.parse_args()
+    print(main_floor(args.quick) if args.part == "floor" else main(args.quick))

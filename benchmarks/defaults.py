@@ -709,6 +709,21 @@ def topic_rows(results):
     return rows, {name: (sum(v), len(v)) for name, v in verdicts.items()}
 
 
+def seed_verdicts(results):
+    """Per model of ours: (fits whose perplexity is below the best peer's
+    with the same seed, fits)."""
+    verdicts = {}
+    for models in results.values():
+        peers = [v[5] for n, v in models.items() if n.startswith(("sklearn", "tomotopy"))]
+        if not peers:
+            continue
+        best = np.min(np.array(peers), axis=0)
+        for name, value in models.items():
+            if value[0] == "ours":
+                verdicts.setdefault(name, []).extend(np.array(value[5]) < best)
+    return {name: (int(sum(v)), len(v)) for name, v in verdicts.items()}
+
+
 def topic_header(n_seeds):
     """Columns of :func:`topic_rows` for fits with ``n_seeds`` seeds."""
     several = n_seeds > 1
@@ -806,7 +821,13 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None):
         for name, (won, total) in verdicts.items():
             verdict = "MET" if won == total else "NOT MET"
             body.append(f"- {name}: beats the best peer on {won} / {total} corpora: {verdict}")
-        write_section("defaults_peers_partial" if only or models else "defaults_peers",
+        if several:
+            body += ["", "Fit by fit (each seed against the best peer fitted with the same "
+                     "seed):", ""]
+            body += [f"- {name}: lower perplexity on {won} / {total} fits"
+                     for name, (won, total) in seed_verdicts(results).items()]
+        partial = "defaults_peers_partial" + ("_seeds" if several else "")
+        write_section(partial if only or models else "defaults_peers",
                       "Every topic model at its defaults against the peers" + label,
                       "\n".join(body))
         out.update({f"{n} wins": f"{w}/{t}" for n, (w, t) in verdicts.items()})
@@ -895,7 +916,8 @@ if __name__ == "__main__":
                         default="all")
     parser.add_argument("--corpora", nargs="+", metavar="NAME",
                         help="peers table on the corpora whose name contains one of these "
-                             "(written to its own section, defaults_peers_partial)")
+                             "(written to its own section, defaults_peers_partial, or "
+                             "defaults_peers_partial_seeds with several seeds)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[SEED],
                         help="peers and lda tables: fit every model with each of these "
                              "random states and report the means (default: 0)")

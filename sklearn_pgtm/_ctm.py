@@ -256,7 +256,11 @@ class CorrelatedTopicModel(GibbsTopicModel):
         a quarter more fit time. 1,500 sweeps (same burn-in) did a little
         better on the drawn corpora of ``burn_in`` (0.43 / 0.38 / 0.41 and
         0.43 / 0.40 / 0.41) and by up to 0.6 % on the real ones, for a fifth
-        more time again.
+        more time again. Continued to 2,500 / 5,000 sweeps (three real
+        corpora, both links, two seeds; ``benchmarks/ctm_settings.py --part
+        drift``, user guide :ref:`ctm_sweeps`) the held-out perplexity moved
+        by a median of -0.3 % (-2.9 to +0.6 % and -4.2 to +1.3 %), less than
+        it differs between seeds at 1,250.
         Measured before that on three real corpora at K = 20
         (``benchmarks/RESULTS.md``, "number of sweeps on real corpora": 432
         to 2,642 documents, 69,000 to 472,000 tokens; two seeds, ``burn_in =
