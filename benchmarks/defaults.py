@@ -66,6 +66,7 @@ be run one at a time (``--part``).
 import argparse
 import logging
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -826,7 +827,9 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None):
                      "seed):", ""]
             body += [f"- {name}: lower perplexity on {won} / {total} fits"
                      for name, (won, total) in seed_verdicts(results).items()]
-        partial = "defaults_peers_partial" + ("_seeds" if several else "")
+        # Several seeds on chosen corpora: a section per list of corpora.
+        partial = ("defaults_peers_seeds_" + re.sub(r"\W+", "_", "_".join(only)).lower()
+                   if several and only else "defaults_peers_partial")
         write_section(partial if only or models else "defaults_peers",
                       "Every topic model at its defaults against the peers" + label,
                       "\n".join(body))
@@ -916,8 +919,8 @@ if __name__ == "__main__":
                         default="all")
     parser.add_argument("--corpora", nargs="+", metavar="NAME",
                         help="peers table on the corpora whose name contains one of these "
-                             "(written to its own section, defaults_peers_partial, or "
-                             "defaults_peers_partial_seeds with several seeds)")
+                             "(written to its own section, defaults_peers_partial, or with "
+                             "several seeds defaults_peers_seeds_<the names>)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[SEED],
                         help="peers and lda tables: fit every model with each of these "
                              "random states and report the means (default: 0)")
