@@ -22,7 +22,7 @@ over the tokens of a topic state drawn once (K = 20, the layout of the
 package's sweeps: tokens document by document, word-major ``int32``
 counts), each doing a part of what every exact per-token Gibbs sweep does:
 (1) one uniform draw per token; (2) and the six count updates of moving the
-token out of its topic and into one (document, word and total counts; the
+token out of its topic and into the next (document, word and total counts; the
 word's row prefetched a few tokens ahead, as the package's sweep does); (3)
 and reading the word's K counts. Then the package's sweep with fixed
 document weights (``sample_weighted``, the correlated model's token step)
@@ -160,7 +160,7 @@ FLOOR_STEPS = ["one uniform draw", "+ six count updates", "+ reading the word's 
 def _token_floor(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, states,
                  steps):
     """The first ``steps`` (1-3) parts of FLOOR_STEPS for every token; the
-    token goes back to its own topic, so the state does not change."""
+    token moves to the next topic (a real move: no update cancels another)."""
     n_topics = doc_topic.shape[1]
     n_tokens = word_ids.shape[0]
     sink = 0.0
@@ -174,12 +174,14 @@ def _token_floor(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, 
                 prefetch_row(word_topic, word_ids[i + 4])
             w = word_ids[i]
             old = topics[i]
+            new = old + 1 if old + 1 < n_topics else 0
             doc_topic[d, old] -= 1
             word_topic[w, old] -= 1
             topic_total[old] -= 1
-            doc_topic[d, old] += 1
-            word_topic[w, old] += 1
-            topic_total[old] += 1
+            topics[i] = new
+            doc_topic[d, new] += 1
+            word_topic[w, new] += 1
+            topic_total[new] += 1
             if steps < 3:
                 continue
             sink += _row_sum(word_topic, w, n_topics)
@@ -257,7 +259,7 @@ def main_floor(quick=False):
         ["Nanoseconds per token (one thread), each loop swept over a topic state drawn "
          f"once (K = 20), median of {n_sweeps} sweeps after one untimed: the first one, "
          "two or three parts of what every exact per-token Gibbs sweep does (a uniform "
-         "draw; the six count updates of moving a token out of its topic and into one, "
+         "draw; the six count updates of moving a token out of its topic and into the next, "
          "the word's row prefetched ahead as in the package's sweep; reading the word's K "
          "counts), the package's sweep with fixed document weights (`sample_weighted`, "
          "the correlated model's token step, weights Dirichlet(0.5) per document), and "
