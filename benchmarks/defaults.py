@@ -689,13 +689,17 @@ def run_topic_table(corpora, quick, models=None, seeds=(SEED,)):
     return results
 
 
+def is_peer(name):
+    """Whether a topic model of the table is a peer whose perplexity ours must beat."""
+    return name.startswith(("sklearn", "tomotopy"))
+
+
 def topic_rows(results):
     """Table rows: every model's perplexity, its ratio to the best of
     scikit-learn / tomotopy LDAModel / tomotopy CTModel, fit seconds, rate."""
     rows, verdicts = [], {}
     for corpus, models in results.items():
-        peers = [v[1] for n, v in models.items()
-                 if n.startswith(("sklearn", "tomotopy"))]
+        peers = [v[1] for n, v in models.items() if is_peer(n)]
         best_peer = min(peers) if peers else np.nan
         for name, (kind, perplexity, seconds, rate, warned, per_seed) in models.items():
             ratio = perplexity / best_peer
@@ -715,7 +719,7 @@ def seed_verdicts(results):
     with the same seed, fits)."""
     verdicts = {}
     for models in results.values():
-        peers = [v[5] for n, v in models.items() if n.startswith(("sklearn", "tomotopy"))]
+        peers = [v[5] for n, v in models.items() if is_peer(n)]
         if not peers:
             continue
         best = np.min(np.array(peers), axis=0)
