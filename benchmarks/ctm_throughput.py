@@ -212,15 +212,14 @@ def _ns_per_token(run, n_tokens, n_sweeps):
 def floor_row(corpus, n_sweeps, n_timed):
     """ns per token of each step, of the package's weighted sweep and of
     tomotopy CTModel's sweep on ``corpus``."""
+    from sklearn_pgtm._base import to_tokens
     from sklearn_pgtm._chain import TopicChain
     from sklearn_pgtm._kernels._sweeps import ALL_WORDS, sample_weighted
 
     X = corpus.X_train.tocsr()
     n_docs, n_words = X.shape
     K = corpus.n_topics
-    word_ids = np.repeat(X.indices.astype(np.int64), X.data.astype(np.int64))
-    doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
-    doc_ptr[1:] = np.cumsum(np.asarray(X.sum(axis=1)).ravel())
+    doc_ptr, word_ids = to_tokens(X)  # the token arrays of every fit
     chain = TopicChain.random(doc_ptr, word_ids, K, n_words, SEED)
     tokens = chain.tokens
     weights = np.random.default_rng(SEED).dirichlet(np.full(K, 0.5), size=n_docs)
