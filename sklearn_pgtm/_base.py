@@ -20,8 +20,9 @@ arrays, the Gibbs run loop with its trace, and one post-fit layer.
 """
 
 import functools
+import hashlib
 from dataclasses import dataclass, field
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -88,14 +89,7 @@ def check_counts(estimator, X, *, reset, whom=None):
     check_non_negative(X, whom)
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
     X.eliminate_zeros()
-    if X.nnz:
-        fractional = np.count_nonzero(X.data != np.rint(X.data))
-        if fractional > _FRACTIONAL_WARNING_SHARE * X.nnz:
-            _warn(
-                f"{whom}: {fractional} of the {X.nnz} nonzero entries of X are not "
-                "integers; X should hold word counts (e.g. from CountVectorizer, not "
-                "TfidfVectorizer). The values are rounded to the nearest integer.",
-                UserWarning)
+    warn_if_fractional(X.data, whom)
     X.data = np.rint(X.data)
     lengths = np.asarray(X.sum(axis=1)).ravel() if X.shape[0] else np.zeros(0)
     if lengths.size and lengths.max() > MAX_DOCUMENT_TOKENS:
@@ -107,6 +101,31 @@ def check_counts(estimator, X, *, reset, whom=None):
     X = X.astype(np.int64)
     X.sort_indices()
     return X
+
+
+def warn_if_fractional(values, whom, name="X"):
+    """Warn (``UserWarning``) when most nonzero ``values`` are not integers:
+    the input is then probably not counts (TF-IDF or normalized rows), and
+    the caller rounds it to the nearest integer."""
+    nonzero = values[values != 0]
+    fractional = np.count_nonzero(nonzero != np.rint(nonzero))
+    if nonzero.size and fractional > _FRACTIONAL_WARNING_SHARE * nonzero.size:
+        _warn(
+            f"{whom}: {fractional} of the {nonzero.size} nonzero entries of {name} are "
+            f"not integers; {name} should hold counts (e.g. from CountVectorizer, not "
+            "TfidfVectorizer). The values are rounded to the nearest integer.",
+            UserWarning)
+
+
+def _same_param(a, b):
+    """Whether two values of a parameter are the same setting (arrays by
+    value, numbers and strings by equality, anything else by identity)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.shape(a) == np.shape(b) and np.array_equal(a, b)
+    plain = (str, Real, tuple, type(None))
+    if isinstance(a, plain) and isinstance(b, plain):
+        return a == b
+    return a is b
 
 
 def check_nonempty_corpus(X, whom):
@@ -450,13 +469,53 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """Whether this fit continues the previous chain (``warm_start``)."""
         return getattr(self, "warm_start", False) and getattr(self, "_run", None) is not None
 
+    # Parameters a warm start may change: the number of sweeps to add and
+    # what does not enter the chain's transition (threads: the partitioned
+    # sweep is a valid transition too; inference and output settings).
+    _continuation_free_params = frozenset(
+        {"max_iter", "warm_start", "verbose", "n_jobs", "n_infer_iter", "prediction"})
+
+    def _chain_params(self):
+        """The parameters that define the chain a warm start continues."""
+        return {name: value for name, value in self.get_params(deep=False).items()
+                if name not in self._continuation_free_params}
+
+    def _data_fingerprint(self, X):
+        """A digest of the training data, to tell a warm start given other data."""
+        digest = hashlib.blake2b(digest_size=16)
+        for array in (X.indptr, X.indices, X.data):
+            digest.update(np.ascontiguousarray(array).tobytes())
+        return X.shape, digest.hexdigest()
+
+    def _check_continuation(self, X, whom):
+        """Raise when a warm start cannot continue the kept chain: other data,
+        or a parameter that defines the chain set to another value."""
+        shape, digest = self._run_data
+        if X.shape != shape:
+            raise ValueError(
+                f"{whom}: warm_start continues the previous chain, which was fitted on X of "
+                f"shape {shape}; got {X.shape}. Set warm_start=False to start a new chain.")
+        if self._data_fingerprint(X)[1] != digest:
+            raise ValueError(
+                f"{whom}: warm_start continues the previous chain, which was fitted on other "
+                "data (same shape, other values); continuing needs the same training data. "
+                "Set warm_start=False to start a new chain.")
+        changed = [name for name, value in self._chain_params().items()
+                   if not _same_param(value, self._run_params.get(name))]
+        if changed:
+            settings = ", ".join(f"{name}={self._run_params.get(name)!r} -> "
+                                 f"{getattr(self, name)!r}" for name in changed)
+            raise ValueError(
+                f"{whom}: warm_start continues the previous chain, which was run with other "
+                f"parameters ({settings}); only max_iter, n_jobs, verbose and inference "
+                "settings can change between its fits. Set warm_start=False to start a new "
+                "chain.")
+
     def _fit_counts(self, X, whom):
         """Run (or continue) the chain on validated counts ``X`` and finish."""
         run = self._run if self._continuing() else None
-        if run is not None and X.shape != self._run_shape:
-            raise ValueError(
-                f"{whom}: warm_start continues the previous chain, which was fitted on X of "
-                f"shape {self._run_shape}; got {X.shape}.")
+        if run is not None:
+            self._check_continuation(X, whom)
         if run is None:
             check_nonempty_corpus(X, whom)
             rng = check_random_state(self.random_state)
@@ -489,7 +548,8 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.n_iter_ = run.iteration
         if getattr(self, "warm_start", False):
             self._run = run
-            self._run_shape = X.shape
+            self._run_data = self._data_fingerprint(X)
+            self._run_params = self._chain_params()
         else:
             self.__dict__.pop("_run", None)
         warn_if_trending(self._trend_trace(), type(self).__name__,

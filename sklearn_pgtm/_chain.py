@@ -313,7 +313,9 @@ def factorize(X, n_topics, seed):
     """
     if not isinstance(seed, np.random.SeedSequence):
         seed = np.random.SeedSequence(seed)
-    with warnings.catch_warnings():
+    # errstate: on a corpus of one document NMF's reconstruction error (not
+    # used here) is the square root of a rounding-negative number.
+    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         nmf = NMF(n_topics, init=None, solver="cd", max_iter=FACTOR_ITER,
                   random_state=int(seed.generate_state(1)[0]))

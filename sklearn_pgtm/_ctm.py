@@ -319,6 +319,9 @@ class CorrelatedTopicModel(GibbsTopicModel):
         Keep the chain after :meth:`fit` and, on the next call with the same
         ``X``, continue it for ``max_iter`` more sweeps (identical to one
         longer fit with the same ``random_state``).
+        Other data, or another value of a parameter other than ``max_iter``,
+        ``n_jobs``, ``verbose`` and the inference settings, raises
+        ``ValueError`` (set ``warm_start=False`` to start a new chain).
 
     random_state : int, RandomState instance or None, default=None
         Seed of every random draw.

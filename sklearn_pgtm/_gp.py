@@ -29,6 +29,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
+from ._base import warn_if_fractional
 from ._progress import ProgressReporter
 from ._kernels._gp import (
     draw_latent,
@@ -649,6 +650,7 @@ class MultinomialGaussianProcess(BaseEstimator):
                 "input, one-hot encode the labels first."
             )
         check_non_negative(Y, whom)
+        warn_if_fractional(Y.ravel(), whom, name="y")
         return X, np.rint(Y)
 
     # ------------------------------------------------------------------- fit
@@ -662,8 +664,9 @@ class MultinomialGaussianProcess(BaseEstimator):
             Inputs (e.g. year, latitude, longitude).
 
         y : array-like of shape (n_samples, n_categories)
-            Count vectors (non-negative; rounded to integers). Rows may be all
-            zero (inputs without observations).
+            Count vectors (non-negative; rounded to integers, with a
+            ``UserWarning`` when most nonzero entries are fractional). Rows may
+            be all zero (inputs without observations).
 
         Returns
         -------

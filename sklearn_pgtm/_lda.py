@@ -168,6 +168,9 @@ class GibbsLDA(DirichletTopicModel):
         Keep the chain after :meth:`fit` and, on the next call with the same
         ``X``, continue it for ``max_iter`` more sweeps instead of starting
         anew (identical to one longer fit with the same ``random_state``).
+        Other data, or another value of a parameter other than ``max_iter``,
+        ``n_jobs``, ``verbose`` and the inference settings, raises
+        ``ValueError`` (set ``warm_start=False`` to start a new chain).
 
     n_jobs : int, default=None
         Threads of the topic sweep and of inference. ``None`` or 1 runs the

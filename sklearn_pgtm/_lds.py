@@ -637,6 +637,9 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         X = check_counts(self, X, reset=reset, whom=whom)
         if X.shape[0] == 0:
             raise ValueError(f"{whom}: X has no rows.")
+        if reset and X.nnz == 0:
+            raise ValueError(f"{whom}: X has no positive count (after rounding counts to "
+                             "integers); nothing to fit.")
         seq_ptr = _sequence_ptr(lengths, X.shape[0], whom)
         return X, seq_ptr
 

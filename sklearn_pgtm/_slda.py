@@ -4,6 +4,7 @@ Zhu, Zheng, Zhang (2013), "Improved Bayesian logistic supervised topic models
 with data augmentation" ("gSLDA"). User guide: :ref:`slda`.
 """
 
+import hashlib
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
@@ -209,6 +210,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         Keep the chains after :meth:`fit` and, on the next call with the same
         data, continue them for ``max_iter`` more sweeps (identical to one
         longer fit with the same ``random_state``).
+        Other data, or another value of a parameter other than ``max_iter``,
+        ``n_jobs``, ``verbose`` and the inference settings, raises
+        ``ValueError`` (set ``warm_start=False`` to start new chains).
 
     random_state : int, RandomState instance or None, default=None
         Seed of every random draw; the same value gives the same fit and the
@@ -403,6 +407,10 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         self._targets = [y_index == 1] if n_classes == 2 else [y_index == k
                                                                for k in range(n_classes)]
         return self._fit_counts(X, whom)
+
+    def _data_fingerprint(self, X):
+        shape, digest = super()._data_fingerprint(X)
+        return shape, digest + hashlib.blake2b(self._labels.tobytes(), digest_size=8).hexdigest()
 
     # ------------------------------------------------------- the model's steps
     def _start_run(self, X, doc_ptr, word_ids, seed):

@@ -60,7 +60,7 @@ def test_counts_too_large_for_tokens_raise_a_clear_error():
 
 def test_tfidf_like_input_warns():
     X = np.random.default_rng(0).random((5, 6))
-    with pytest.warns(UserWarning, match="word counts"):
+    with pytest.warns(UserWarning, match="should hold counts"):
         check_counts(_Dummy(), X, reset=True)
 
 

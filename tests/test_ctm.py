@@ -2,6 +2,8 @@
 references, the NIW update, recovery from data drawn from the model, and the
 scikit-learn conventions."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import sparse, stats
@@ -338,6 +340,18 @@ def test_factorize_is_scikit_learns_nmf_of_the_tfidf_weights():
     assert doc_weight.flags.c_contiguous and topic_weight.flags.c_contiguous
     np.testing.assert_allclose(np.linalg.norm(weights - doc_weight @ topic_weight), error,
                                rtol=1e-6)
+
+
+def test_factorize_one_document_warns_nothing():
+    # On one document NMF's (unused) reconstruction error is the square root
+    # of a rounding-negative number; numpy's warning must not reach the user.
+    from sklearn_pgtm._chain import factorize
+
+    X = sparse.csr_matrix(np.random.default_rng(0).poisson(0.5, size=(30, 40))[:1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        doc_weight, topic_weight = factorize(X, 3, np.random.SeedSequence(0))
+    assert np.isfinite(doc_weight).all() and np.isfinite(topic_weight).all()
 
 
 def test_stick_breaking_prior_mean_gives_uniform_proportions():

@@ -400,6 +400,12 @@ def test_bad_input_raises_clear_errors(params, y, match):
         MultinomialGaussianProcess(**params).fit(X, y)
 
 
+def test_fractional_counts_warn():
+    X = np.arange(6.0)[:, None]
+    with pytest.warns(UserWarning, match="entries of y are not integers"):
+        MultinomialGaussianProcess(max_iter=3, burn_in=1).fit(X, np.full((6, 3), 1.3))
+
+
 def test_wrong_shapes_at_prediction(data):
     u, y = data
     gp = MultinomialGaussianProcess(max_iter=3, burn_in=1, random_state=0).fit(u, y)

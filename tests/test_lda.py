@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -63,6 +64,16 @@ def test_warm_start_equals_one_longer_run(corpus):
     np.testing.assert_array_equal(warm.transform(X[:5]), long.transform(X[:5]))
     with pytest.raises(ValueError, match="shape"):
         warm.fit(X[:100])
+    # Other counts of the same shape, or a parameter that defines the chain,
+    # cannot continue it; threads and sweeps can change (the chain is kept).
+    other = sp.csr_matrix(X, copy=True)
+    other.data[0] += 1
+    with pytest.raises(ValueError, match="other data"):
+        warm.fit(other)
+    with pytest.raises(ValueError, match=r"topic_word_prior='auto' -> 0.5"):
+        warm.set_params(topic_word_prior=0.5).fit(X)
+    warm.set_params(topic_word_prior="auto", max_iter=2, n_jobs=2).fit(X)
+    assert warm.n_iter_ == 52
     # Without warm_start every fit starts anew.
     cold = GibbsLDA(max_iter=15, **params).fit(X).fit(X)
     assert cold.n_iter_ == 15

@@ -437,6 +437,8 @@ def test_multinomial_warm_start_continues_the_chain():
     twice = GibbsSLDAClassifier(max_iter=5, warm_start=True, **params).fit(X, y).fit(X, y)
     np.testing.assert_array_equal(twice.coef_, once.coef_)
     np.testing.assert_array_equal(twice.components_, once.components_)
+    with pytest.raises(ValueError, match="other data"):  # same classes, other labels
+        twice.fit(X, np.roll(y, 1))
     twice.set_params(multi_class="ovr")
     with pytest.raises(ValueError, match="multi_class"):
         twice.fit(X, y)
