@@ -32,6 +32,22 @@ fits, 1.34 with 48); ``--fits 48 --defaults-only`` (90% range 0.83-1.17)
 judges the target.
 
     python benchmarks/eblda_coverage.py [--quick] [--fits N] [--defaults-only]
+
+``--part settings`` measures the defaults that the coverage rows take as
+given, each against other values with everything else at the defaults, on
+the LDA draw (K = 3) and the four 20 Newsgroups groups (K = 10), ``--fits``
+fits per row (default 8): the starting values ``doc_topic_prior =
+topic_word_prior`` (1/K, 0.01, 1), the ``hyperprior`` ((1, 0.01), (1, 0.1),
+(2, 0.01)), the chain length (``n_samples`` 250 / 500 / 1000, ``burn_in``
+100 / 200 / 400) and ``hmc_n_steps`` (1 / 2 / 4, ``sampler="hmc"``): how far
+the mean estimate moves from the default's, in standard errors of the
+difference, how often a default fit's region holds the estimate, the spread
+against the reported sd and the fit time. ``n_infer_iter`` (10 to 200) is
+measured by held-out document completion of fits at the defaults (demo
+corpus, train / test; 1,000 documents drawn from LDA, 10% held out). One
+section per group (``eblda_defaults_<group>``)::
+
+    python benchmarks/eblda_coverage.py --part settings [--fits N] [--groups G ...]
 """
 
 import argparse
@@ -41,7 +57,7 @@ import warnings
 import numpy as np
 from scipy.stats import chi2
 
-from _corpora import lda_corpus, twenty_news
+from _corpora import document_completion, lda_corpus, split_documents, twenty_news
 from _results import load_note, markdown_table, write_section
 from sklearn_pgtm import EmpiricalBayesLDA
 from sklearn_pgtm.datasets import load_religion_corpus
@@ -164,6 +180,173 @@ def main(quick=False, n_runs=None, defaults_only=False):
                                                        for r in rows if r[4] == "defaults")}
 
 
+# ------------------------------------------------------------ --part settings
+# group -> (title, sampler, [(label, parameters)]); the first entry is the default.
+SETTINGS = {
+    "start": ("starting values of the chain (doc_topic_prior = topic_word_prior)",
+              "augmentation",
+              [("1/K (default)", {}),
+               ("0.01", {"doc_topic_prior": 0.01, "topic_word_prior": 0.01}),
+               ("1", {"doc_topic_prior": 1.0, "topic_word_prior": 1.0})]),
+    "hyperprior": ("the Gamma hyperprior (shape, rate) of the chain", "augmentation",
+                   [("(1, 0.01) (default)", {}), ("(1, 0.1)", {"hyperprior": (1.0, 0.1)}),
+                    ("(2, 0.01)", {"hyperprior": (2.0, 0.01)})]),
+    "chain": ("length of the chains (n_samples kept, burn_in)", "augmentation",
+              [("n_samples=500, burn_in=200 (defaults)", {}),
+               ("n_samples=250", {"n_samples": 250}), ("n_samples=1000", {"n_samples": 1000}),
+               ("burn_in=100", {"burn_in": 100}), ("burn_in=400", {"burn_in": 400})]),
+    "hmc": ("leapfrog steps of the HMC update (sampler='hmc')", "hmc",
+            [("hmc_n_steps=2 (default)", {}), ("hmc_n_steps=1", {"hmc_n_steps": 1}),
+             ("hmc_n_steps=4", {"hmc_n_steps": 4})]),
+}
+INFER_ITERS = (10, 20, 50, 100, 200)
+
+
+def settings_corpora():
+    """(name, X, K) of the h groups: the first and fourth corpora of the coverage rows."""
+    return [("LDA draw (D=300, V=200)", lda_corpus(300, 200, 3, 50, 0.3, 0.2, seed=7)[0], 3),
+            ("20news: 4 groups (100 each)", _news(SUBSET_A, 100), 10)]
+
+
+def _fits(cache, X, name, K, sampler, label, params, n_runs):
+    """Fits of one row (cached: the default row is shared by the groups), with
+    counts of the drift and disagreement warnings and the mean fit time."""
+    key = (name, sampler, tuple(sorted((k, str(v)) for k, v in params.items())))
+    if key not in cache:
+        models, drift, disagree, seconds = [], 0, 0, []
+        for seed in range(n_runs):
+            t0 = time.perf_counter()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                models.append(EmpiricalBayesLDA(K, sampler=sampler, random_state=seed,
+                                                **params).fit(X))
+            seconds.append(time.perf_counter() - t0)
+            messages = [str(w.message) for w in caught]
+            drift += any("still moving" in m for m in messages)
+            disagree += any("disagree" in m for m in messages)
+        cache[key] = (models, drift, disagree, float(np.mean(seconds)))
+        print(name, sampler, label, f"{np.mean(seconds):.1f} s per fit", flush=True)
+    return cache[key]
+
+
+def _held(reference, models):
+    """Fraction of pairs (i, j) whose estimate j lies in the region of reference fit i
+    (i != j when ``models`` is ``reference``)."""
+    pairs = [(a, b) for a in reference for b in models if a is not b]
+    return float(np.mean([a.in_confidence_region(b.doc_topic_prior_, b.topic_word_prior_)
+                          for a, b in pairs]))
+
+
+def settings_group(group, n_runs, cache):
+    """One section: every value of the group against its default, on both corpora."""
+    title, sampler, values = SETTINGS[group]
+    rows = []
+    for name, X, K in settings_corpora():
+        reference = None
+        for label, params in values:
+            models, drift, disagree, seconds = _fits(cache, X, name, K, sampler, label, params,
+                                                     n_runs)
+            h, sd_across, sd_reported, _ = coverage(models)
+            if reference is None:
+                reference, h_ref, sd_ref = models, h, sd_across
+            z = (h.mean(axis=0) - h_ref.mean(axis=0)) / np.sqrt(
+                (sd_across ** 2 + sd_ref ** 2) / n_runs)
+            shift = ("-" if models is reference else
+                     f"{100 * (h[:, 0].mean() / h_ref[:, 0].mean() - 1):+.1f}% ({z[0]:+.1f}) / "
+                     f"{100 * (h[:, 1].mean() / h_ref[:, 1].mean() - 1):+.1f}% ({z[1]:+.1f})")
+            row = [name, K, label, f"{h[:, 0].mean():.4g} / {h[:, 1].mean():.4g}", shift,
+                   f"{sd_across[0]:.2e} / {sd_reported[0]:.2e}",
+                   f"{sd_across[1]:.2e} / {sd_reported[1]:.2e}",
+                   f"{100 * _held(reference, models):.0f}%", f"{drift}/{n_runs}",
+                   f"{disagree}/{n_runs}", f"{seconds:.1f}"]
+            if sampler == "hmc":
+                row.insert(-1, f"{np.mean([m.acceptance_rate_ for m in models]):.2f}")
+            rows.append(row)
+    header = ["corpus", "K", "setting", "mean alpha_hat / beta_hat",
+              "alpha / beta: mean shift from the default (z)",
+              "alpha: sd across fits / reported sd", "beta: sd across fits / reported sd",
+              "held by the default's regions", "warned: drift", "warned: chains disagree",
+              "s per fit"]
+    if sampler == "hmc":
+        header.insert(-1, "HMC acceptance")
+    body = (
+        f"EmpiricalBayesLDA: {title}; every other parameter at its default"
+        f"{'' if sampler == 'augmentation' else ' (sampler=' + repr(sampler) + ')'}. "
+        f"{n_runs} independent fits (random_state 0..{n_runs - 1}) per row. Mean shift: the "
+        "mean estimate over the fits relative to the default row's, and in brackets the "
+        "difference over its standard error (from the two rows' spread across fits; |z| "
+        "below 2 is within seed noise). Reported sd: root mean of the fits' reported "
+        "variances (hyperparameter_covariance_). Held by the default's regions: fraction of "
+        "pairs (default fit i, fit j of the row) with estimate j inside the 95% region of "
+        "fit i (i != j on the default row; about 78% or more when both come from one "
+        "distribution). Warned: fits whose chains of h still drifted over their kept draws "
+        "(trend z-score above 6), or whose chains disagreed. " + load_note() + "\n\n"
+        + markdown_table(header, rows))
+    write_section(f"eblda_defaults_{group}", f"EmpiricalBayesLDA defaults: {title}", body)
+
+
+def infer_corpora():
+    """(name, X_train, X_heldout, K) for n_infer_iter."""
+    demo = load_religion_corpus()
+    X = lda_corpus(1000, 500, 5, 80, 0.2, 0.1, seed=11)[0]
+    train, held = split_documents(X.shape[0], 0.1, seed=0)
+    return [("demo corpus, train / test", demo.X_train, demo.X_test, 10),
+            ("LDA draw (D=1000, V=500), 10% held out", X[train], X[held], 5)]
+
+
+def settings_infer(n_runs):
+    """Held-out document-completion perplexity of transform as n_infer_iter varies,
+    on fits at the defaults (the fit does not use n_infer_iter)."""
+    n_runs = min(n_runs, 3)
+    rows = []
+    for name, X_train, X_held, K in infer_corpora():
+        per_seed, seconds = [], []
+        for seed in range(n_runs):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = EmpiricalBayesLDA(K, random_state=seed).fit(X_train)
+            perplexities, times = [], []
+            for n_iter in INFER_ITERS:
+                model.set_params(n_infer_iter=n_iter)
+                t0 = time.perf_counter()
+                perplexities.append(float(document_completion(model, X_held, seed=0)))
+                times.append(time.perf_counter() - t0)
+            per_seed.append(perplexities)
+            seconds.append(times)
+            print(name, seed, [f"{p:.1f}" for p in perplexities], flush=True)
+        per_seed, seconds = np.array(per_seed), np.array(seconds)
+        for i, n_iter in enumerate(INFER_ITERS):
+            change = 100 * (per_seed[:, i] / per_seed[:, INFER_ITERS.index(50)] - 1)
+            rows.append([name, f"{X_train.shape[0]} + {X_held.shape[0]}", K, n_iter,
+                         f"{per_seed[:, i].mean():.1f}",
+                         " / ".join(f"{p:.1f}" for p in per_seed[:, i]),
+                         f"{change.mean():+.2f}% ({change.min():+.2f} to {change.max():+.2f})",
+                         f"{seconds[:, i].mean():.2f}"])
+    body = (
+        "EmpiricalBayesLDA at its defaults, fitted with random_state "
+        f"0..{n_runs - 1}; each fit's transform is then run with n_infer_iter = "
+        f"{' / '.join(map(str, INFER_ITERS))} (set_params after the fit: the fit does not use "
+        "it). Held-out document-completion perplexity (benchmarks/_corpora.document_completion: "
+        "every held-out count split binomially in half, proportions from the first half by "
+        "transform, perplexity of the second; same split for every row); change relative to "
+        "n_infer_iter = 50 of the same fit. s: the whole document completion (transform of the "
+        "first halves and scoring). " + load_note() + "\n\n"
+        + markdown_table(["corpus", "D train + held out", "K", "n_infer_iter",
+                          "perplexity (mean)", "per fit", "change vs 50 (range)", "s"], rows))
+    write_section("eblda_defaults_infer",
+                  "EmpiricalBayesLDA defaults: sweeps of transform (n_infer_iter)", body)
+
+
+def main_settings(n_runs=None, groups=None):
+    n_runs = n_runs or 8
+    cache = {}
+    for group in groups or [*SETTINGS, "infer"]:
+        if group == "infer":
+            settings_infer(n_runs)
+        else:
+            settings_group(group, n_runs, cache)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -172,5 +355,13 @@ if __name__ == "__main__":
     parser.add_argument("--defaults-only", action="store_true",
                         help="only the rows at the defaults (no n_chains=1 rows), in a section "
                              "of their own named by the number of fits")
+    parser.add_argument("--part", choices=["coverage", "settings"], default="coverage",
+                        help="settings: the measurements behind the chain's other defaults "
+                             "(8 fits per row unless --fits)")
+    parser.add_argument("--groups", nargs="+", choices=[*SETTINGS, "infer"],
+                        help="with --part settings: only these groups")
     args = parser.parse_args()
-    print(main(quick=args.quick, n_runs=args.fits, defaults_only=args.defaults_only))
+    if args.part == "settings":
+        main_settings(n_runs=args.fits, groups=args.groups)
+    else:
+        print(main(quick=args.quick, n_runs=args.fits, defaults_only=args.defaults_only))
