@@ -21,8 +21,11 @@ Four parts, each its own section of RESULTS.md:
   kernel, jitter, hyperparameter method).
 - ``gp_threads``: same random_state, same result for n_jobs = 1 and 2, and the
   time of each.
+- ``gp_restarts``: n_restarts_optimizer 0 / 2 / 5 (log marginal likelihood of
+  the empirical fit, predictions, time), and what pg_method="auto" draws for
+  the stick counts of both data sets, beside "exact".
 
-Usage: python benchmarks/gp.py [--quick] [--part recovery|names|defaults|threads]
+Usage: python benchmarks/gp.py [--quick] [--part recovery|names|defaults|threads|restarts]
        python benchmarks/gp.py --example-data   (the example's embedded table)
 """
 
@@ -466,6 +469,140 @@ def threads(quick):
     return {"threads: identical predictions for n_jobs 1 and 2": identical}
 
 
+# --------------------------------------------------------------- restarts
+def _stick_totals(y):
+    """Stick counts N_mk of the PG draws (those with N_mk > 0)."""
+    from sklearn_pgtm._kernels._stick_breaking import stick_counts
+
+    out = np.empty((y.shape[0], y.shape[1] - 1))
+    stick_counts(np.ascontiguousarray(y, dtype=np.float64), out)
+    return out[out > 0]
+
+
+def restarts(quick):
+    from sklearn_pgtm import MultinomialGaussianProcess
+
+    n_reps = 2 if quick else 6
+    n_sets = 3 if quick else 20
+    variants = [("n_restarts_optimizer=0 (default)", {}),
+                ("n_restarts_optimizer=2", {"n_restarts_optimizer": 2}),
+                ("n_restarts_optimizer=5", {"n_restarts_optimizer": 5}),
+                ('pg_method="exact"', {"pg_method": "exact"})]
+    names_runs = {label: [] for label, _ in variants}
+    model_runs = {label: [] for label, _ in variants}
+    names_b, model_b = [], []
+    for rep in range(n_reps):
+        x_train, y_train, x_test, y_test = names_split("M", rep)
+        names_b.append(_stick_totals(y_train))
+        base = float(np.sum(y_test * np.log(static_estimate(y_train))))
+        for label, params in variants:
+            tic = time.perf_counter()
+            gp = MultinomialGaussianProcess(random_state=rep, **params).fit(x_train, y_train)
+            res = score_names(gp.predict(x_test), y_test, base)
+            res["seconds"] = time.perf_counter() - tic
+            res["lml"] = gp.log_marginal_likelihood_value_
+            res["theta"] = np.exp(gp.kernel_.theta)
+            names_runs[label].append(res)
+        print("names", rep, {k: round(v[-1]["pred ll"], 4) for k, v in names_runs.items()},
+              flush=True)
+    for seed in range(n_sets):
+        u, y, u_new, psi, pi, kernel, train, test = draw_from_model(seed)
+        model_b.append(_stick_totals(y))
+        for label, params in variants:
+            tic = time.perf_counter()
+            gp = MultinomialGaussianProcess(random_state=seed, **params).fit(u, y)
+            model_runs[label].append({
+                "mae": float(np.mean(np.abs(gp.predict(u_new) - pi[test]))),
+                "lml": gp.log_marginal_likelihood_value_,
+                "theta": np.exp(gp.kernel_.theta),
+                "seconds": time.perf_counter() - tic})
+    default = variants[0][0]
+
+    def paired(runs, ref, key, digits):
+        if runs is ref:
+            return "0"
+        diff = np.array([r[key] - d[key] for r, d in zip(runs, ref)])
+        return f"{diff.mean():+.{digits}f} ({mean_se(diff)[1]:.{digits}f})"
+
+    def changed(runs, ref):
+        """Fits whose optimum moved (log marginal likelihood up by more than 1e-6)."""
+        return sum(r["lml"] > d["lml"] + 1e-6 for r, d in zip(runs, ref))
+
+    def theta_change(runs, ref):
+        """Largest change of a log-hyperparameter from the default's."""
+        return max(float(np.max(np.abs(np.log(r["theta"]) - np.log(d["theta"]))))
+                   for r, d in zip(runs, ref))
+
+    names_rows, model_rows = [], []
+    for label, _ in variants:
+        runs, ref = names_runs[label], names_runs[default]
+        names_rows.append([
+            label, fmt([r["lml"] for r in runs], 1), paired(runs, ref, "lml", 2),
+            f"{changed(runs, ref)}/{n_reps}", f"{theta_change(runs, ref):.1e}",
+            "%.2f / %.1f" % tuple(np.median([r["theta"] for r in runs], axis=0)),
+            fmt([r["pred ll"] for r in runs], 3), paired(runs, ref, "pred ll", 4),
+            fmt([np.mean([r[k] for k in r if k.startswith(("top", "bottom"))])
+                 for r in runs], 2),
+            f"{np.mean([r['seconds'] for r in runs]):.1f}"])
+        runs, ref = model_runs[label], model_runs[default]
+        model_rows.append([
+            label, fmt([r["lml"] for r in runs], 1), paired(runs, ref, "lml", 2),
+            f"{changed(runs, ref)}/{n_sets}", f"{theta_change(runs, ref):.1e}",
+            "%.2f / %.2f" % tuple(np.median([r["theta"] for r in runs], axis=0)),
+            f"{np.mean([r['mae'] for r in runs]):.4f}", paired(runs, ref, "mae", 5),
+            f"{np.mean([r['seconds'] for r in runs]):.2f}"])
+        print(names_rows[-1], model_rows[-1], flush=True)
+    moved = []
+    for label, _ in variants[1:3]:
+        for name, runs, ref, what in [("names", names_runs, names_runs[default], "pred ll"),
+                                      ("model", model_runs, model_runs[default], "mae")]:
+            for i, (r, d) in enumerate(zip(runs[label], ref)):
+                if r["lml"] > d["lml"] + 1e-6:
+                    moved.append(f"{label}, {name} set {i}: log marginal likelihood "
+                                 f"{d['lml']:.2f} -> {r['lml']:.2f}, kernel "
+                                 + " / ".join(f"{a:.3g}" for a in d["theta"]) + " -> "
+                                 + " / ".join(f"{a:.3g}" for a in r["theta"])
+                                 + f", {'pred. log-lik.' if what == 'pred ll' else 'MAE'} "
+                                 f"{d[what]:.4f} -> {r[what]:.4f}")
+    names_b, model_b = np.concatenate(names_b), np.concatenate(model_b)
+    body = (
+        "The optimizer restarts of the empirical fit (`hyperparameters=\"empirical\"`; "
+        "scikit-learn's GaussianProcessRegressor draws each restart's start uniformly in "
+        "the log-hyperparameter bounds) and the Pólya-Gamma sampler, every other parameter "
+        "at its default. The restarts do not change the chain's random streams, only the "
+        "kernel. Log marginal likelihood: `log_marginal_likelihood_value_`, of the "
+        "regression on the empirical logits at the optimum found; `moved`: fits whose "
+        "optimum improved on the default's by more than 1e-6; largest change of log "
+        "theta: of a log-hyperparameter, from the default's fit (a kernel that differs "
+        "even in its last digits gives another chain, hence Monte Carlo differences in "
+        "the predictions). Differences paired with the default row, mean (standard error). "
+        "Seconds: fit + predict (indicative; the machine is shared).\n\n"
+        f"**Baby names** (boys, subsamples 0-{n_reps - 1} of gp_names; kernel: median "
+        "variance / length scale in years):\n\n"
+        + markdown_table(["setting", "log marginal lik.", "difference", "moved",
+                          "largest change of log theta", "kernel", "pred. log-lik.",
+                          "difference", "top/bottom 10", "seconds"], names_rows)
+        + f"\n\n**Data drawn from the model** (the {n_sets} data sets of gp_recovery; "
+        "kernel: median variance / length scale, truth 1.5 / 2; MAE of `predict` on the "
+        "held-out probabilities):\n\n"
+        + markdown_table(["setting", "log marginal lik.", "difference", "moved",
+                          "largest change of log theta", "kernel", "MAE pi held-out",
+                          "difference", "seconds"], model_rows)
+        + "\n\nFits whose optimum moved (kernel: variance / length scale):\n\n"
+        + ("\n".join(f"- {line}" for line in moved) if moved else "none")
+        + "\n\nStick counts b of the PG draws of one sweep (`\"auto\"` draws exactly "
+        "for b < 14 and the shifted gamma from 14 on): baby names "
+        f"{names_b.size:,} draws (over the subsamples), {np.mean(names_b >= 14):.1%} with "
+        f"b >= 14, median b {np.median(names_b):g}, largest {names_b.max():g}; data drawn "
+        f"from the model {model_b.size:,} draws, {np.mean(model_b >= 14):.1%} with "
+        f"b >= 14, median b {np.median(model_b):g}.\n"
+    )
+    write_section("gp_restarts", "MultinomialGaussianProcess: optimizer restarts and "
+                  "the Pólya-Gamma sampler", body)
+    return {"restarts: names lml moved (5 restarts)":
+            f"{changed(names_runs[variants[2][0]], names_runs[default])}/{n_reps}"}
+
+
 # -------------------------------------------------- example's embedded data
 EXAMPLE_NAMES = ["Jamie", "Casey", "Jordan", "Taylor", "Morgan", "Riley", "Avery"]
 
@@ -488,7 +625,8 @@ def example_table(first=1960, last=2016):
     return "\n".join(lines)
 
 
-PARTS = {"recovery": recovery, "names": names, "defaults": defaults, "threads": threads}
+PARTS = {"recovery": recovery, "names": names, "defaults": defaults, "threads": threads,
+         "restarts": restarts}
 
 
 def main(quick=False, parts=None):

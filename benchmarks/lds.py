@@ -23,11 +23,15 @@
 5. Windows: the text comparison with the HMM repeated on six stretches of
    the book (train on the first T - 100 tokens, predict the next 100, T from
    2,000 to 4,000), the HMM's emission prior chosen per window.
+6. Sampling: burn_in, n_samples, n_infer_iter and pg_method around their
+   defaults, on the validation split and on data drawn from the model.
 
-Usage: python benchmarks/lds.py [--quick] [--parts recovery text defaults threads windows]
+Usage: python benchmarks/lds.py [--quick]
+       [--parts recovery text defaults threads windows sampling]
 """
 
 import argparse
+import copy
 import os
 import sys
 import time
@@ -568,12 +572,223 @@ def windows(quick):
                   "mean LDS - HMM": float(np.mean(diffs))}
 
 
+# ----------------------------------------------------------------- sampling
+
+# A fit that keeps every sweep from this one on (the offsets are calibrated
+# over the first 12 sweeps whenever the burn-in is at least that long).
+FIRST_KEPT = 12
+
+
+def keep_all(seed, X, n_components, max_iter=100, **params):
+    """A fit keeping every sweep from FIRST_KEPT on: for any burn_in >= FIRST_KEPT
+    the chain is the same, only the kept sweeps differ."""
+    from sklearn_pgtm import MultinomialLDS
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return MultinomialLDS(n_components, max_iter=max_iter, burn_in=FIRST_KEPT,
+                              n_samples=max_iter - FIRST_KEPT, random_state=seed,
+                              **params).fit(X)
+
+
+def restricted(lds, burn_in, n_samples):
+    """The fit with ``burn_in`` and ``n_samples`` from a :func:`keep_all` fit:
+    its draws restricted to the sweeps such a fit keeps."""
+    part = copy.copy(lds)
+    part.set_params(burn_in=burn_in, n_samples=n_samples)
+    index = np.array(sorted(part._kept_sweeps())) - FIRST_KEPT
+    part._samples = {key: value[index] for key, value in lds._samples.items()}
+    return part
+
+
+def sampling(quick):
+    """burn_in and n_samples (which sweeps are kept) on the validation split of
+    the text and on held-out steps of data drawn from the model; n_infer_iter
+    (the sweeps of transform / predict_proba) against a long inference run;
+    pg_method "auto" against "exact" where the stick counts differ."""
+    from sklearn_pgtm import MultinomialLDS
+    from sklearn_pgtm._lds import _CALIBRATION_SWEEPS
+    from sklearn_pgtm.datasets import load_wonderland
+
+    assert FIRST_KEPT == _CALIBRATION_SWEEPS
+    alice = load_wonderland(n_words=1000, n_tokens=3900)
+    X, ids = alice.X, alice.token_ids
+    X_train, X_val = X[:-100], X[-100:]
+    base = multinomial_baseline(ids[:-100], ids[-100:], 1000) / 100
+    max_iter = 60 if quick else 100
+    text_seeds = [0] if quick else [0, 1, 2, 3, 4]
+    sim_seeds = [0, 1] if quick else [0, 1, 2, 3, 4]
+    n_sim, n_ahead = (300, 100) if quick else (1000, 200)
+    default = (max_iter // 2, 20)
+    settings = list(dict.fromkeys([(max_iter // 4, 20), default, (3 * max_iter // 4, 20),
+                                   (max_iter // 2, 5), (max_iter // 2, 10),
+                                   (max_iter // 2, max_iter // 2)]))
+
+    text_fits, sim_fits, sims = [], [], []
+    t0 = time.perf_counter()
+    for seed in text_seeds:
+        text_fits.append(keep_all(seed, X_train, 10, max_iter))
+    text_seconds = (time.perf_counter() - t0) / len(text_seeds)
+    for seed in sim_seeds:
+        X_all, pi, _ = simulate(seed, n_sim + n_ahead)
+        sims.append((X_all[:n_sim], X_all[n_sim:], pi[:n_sim]))
+        sim_fits.append(keep_all(seed, X_all[:n_sim], 4, max_iter))
+        print("   fitted", seed, flush=True)
+
+    # The restriction reproduces a direct fit (same chain, same kept draws).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = MultinomialLDS(4, max_iter=max_iter, random_state=sim_seeds[0]).fit(
+            sims[0][0])
+    same = bool(direct.score(sims[0][1], continue_training=True)
+                == restricted(sim_fits[0], *default).score(sims[0][1],
+                                                           continue_training=True))
+
+    scores = {}
+    for burn_in, n_samples in settings:
+        text = [restricted(f, burn_in, n_samples).score(X_val, continue_training=True) - base
+                for f in text_fits]
+        sim = [restricted(f, burn_in, n_samples).score(s[1], continue_training=True)
+               for f, s in zip(sim_fits, sims)]
+        scores[(burn_in, n_samples)] = (np.array(text), np.array(sim))
+        print("  ", burn_in, n_samples, np.mean(text), np.mean(sim), flush=True)
+
+    def paired(values, reference):
+        diff = values - reference
+        se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else float("nan")
+        return f"{diff.mean():+.4f} ({se:.4f})"
+
+    rows = []
+    for key, (text, sim) in scores.items():
+        label = f"burn_in={key[0]}, n_samples={key[1]}" + (" (defaults)" if key == default
+                                                           else "")
+        rows.append([label, f"{text.mean():+.4f}", " / ".join(f"{v:+.3f}" for v in text),
+                     paired(text, scores[default][0]), f"{sim.mean():.4f}",
+                     paired(sim, scores[default][1])])
+    body = (
+        f"Kept draws. One chain per seed, max_iter={max_iter} (other parameters at their "
+        f"defaults), keeping every sweep from {FIRST_KEPT} on (the offset calibration's "
+        "length; every burn-in from there on runs the same chain); each setting's draws are "
+        "the sweeps a fit with that burn_in and n_samples keeps (evenly spaced after the "
+        "burn-in, the last sweep included). The restriction reproduces a direct fit at "
+        f"the defaults (same score: **{same}**). Text: validation split of "
+        "\"MultinomialLDS: defaults\" (train on the first 3,800 tokens, score the next "
+        "100, continuing the training text; nats per token relative to the add-one "
+        f"multinomial), L = 10, random_state {', '.join(map(str, text_seeds))}. Model: "
+        f"data drawn from the model of \"MultinomialLDS: recovery\" (seeds "
+        f"{', '.join(map(str, sim_seeds))}), L = 4, fitted on the first {n_sim} steps; "
+        f"`score` of the next {n_ahead} steps (continuing), nats per count. Differences: "
+        "paired with the defaults by seed, mean (standard error over seeds). One text fit "
+        f"keeping {max_iter - FIRST_KEPT} draws: {text_seconds:.1f} s.\n\n"
+        + markdown_table(["kept draws", "text: relative log-lik. per token", "per seed",
+                          "text: difference", "model: held-out log-lik. per count",
+                          "model: difference"], rows))
+
+    # Inference sweeps of transform / predict_proba, against a long run.
+    sweeps = [5, 10, 20, 50] if not quick else [5, 20]
+    long_sim, long_text = (100, 50) if quick else (400, 200)
+    text_infer = text_fits[:1] if quick else text_fits[:3]
+
+    def inference(lds, Xi, n, proba=True):
+        lds = copy.copy(lds).set_params(n_infer_iter=n)
+        t = time.perf_counter()
+        states = lds.transform(Xi)
+        probabilities = lds.predict_proba(Xi) if proba else None
+        return states, probabilities, time.perf_counter() - t
+
+    infer_rows = []
+    sim_ref = [inference(f, s[0], long_sim) for f, s in zip(sim_fits, sims)]
+    for n in sweeps + [long_sim]:
+        tv, rel, tv_ref, seconds = [], [], [], []
+        for f, (Xs, _, pi), (ref_states, ref_proba, _) in zip(sim_fits, sims, sim_ref):
+            states, proba, sec = inference(f, Xs, n)
+            tv.append(np.abs(proba - pi).sum(axis=1).mean() / 2)
+            rel.append(np.sqrt(np.mean((states - ref_states) ** 2) / np.mean(ref_states ** 2)))
+            tv_ref.append(np.abs(proba - ref_proba).sum(axis=1).mean() / 2)
+            seconds.append(sec)
+        infer_rows.append([n, f"{np.mean(tv):.4f}", f"{np.mean(rel):.4f}",
+                           f"{np.mean(tv_ref):.4f}", f"{np.mean(seconds):.2f}"])
+        print("  ", infer_rows[-1], flush=True)
+    text_rows = []
+    text_ref = [inference(f, X_train, long_text, proba=False)[0] for f in text_infer]
+    for n in sweeps:
+        rel, seconds = [], []
+        for f, ref_states in zip(text_infer, text_ref):
+            states, _, sec = inference(f, X_train, n, proba=False)
+            rel.append(np.sqrt(np.mean((states - ref_states) ** 2) / np.mean(ref_states ** 2)))
+            seconds.append(sec)
+        text_rows.append([n, f"{np.mean(rel):.4f}", f"{np.mean(seconds):.2f}"])
+        print("  ", text_rows[-1], flush=True)
+    body += (
+        "\n\nInference sweeps (`n_infer_iter`; the second half is averaged) of `transform` "
+        "and `predict_proba` on the training rows, parameters of the fits above (the last "
+        "draw). Model: mean total-variation distance per step of `predict_proba` to the "
+        f"true probabilities, and distance to a run of {long_sim} sweeps: RMS of the "
+        "state difference relative to the RMS of its states, and mean TV distance of the "
+        f"probabilities; mean over the {len(sim_seeds)} data sets. Seconds: `transform` "
+        "plus `predict_proba` (each runs the sweeps).\n\n"
+        + markdown_table(["n_infer_iter", "model: TV to truth", "model: states vs long run",
+                          "model: TV to long run", "seconds"], infer_rows)
+        + f"\n\nText (3,800 training tokens, seeds "
+        f"{', '.join(str(s) for s in text_seeds[:len(text_infer)])}), `transform` only: "
+        f"distance of the states to a run of {long_text} sweeps.\n\n"
+        + markdown_table(["n_infer_iter", "states vs long run", "seconds (transform)"],
+                         text_rows))
+
+    # pg_method: what "auto" draws for these stick counts, and "exact" beside it.
+    def stick_totals(lds, Xi):
+        from sklearn_pgtm._lds import _sequence_ptr
+
+        return lds._stick_data(Xi.astype(float), _sequence_ptr(None, Xi.shape[0], "")).totals
+
+    text_b = stick_totals(text_fits[0], X_train)
+    sim_b = np.concatenate([stick_totals(f, s[0]) for f, s in zip(sim_fits, sims)])
+    pg_rows = []
+    for label, extra in [("auto (default)", {}), ("exact", {"pg_method": "exact"})]:
+        held, seconds = [], []
+        for seed, (Xs, Xh, _) in zip(sim_seeds, sims):
+            t = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                f = MultinomialLDS(4, max_iter=max_iter, random_state=seed, **extra).fit(Xs)
+            seconds.append(time.perf_counter() - t)
+            held.append(f.score(Xh, continue_training=True))
+        pg_rows.append([label, np.array(held), np.mean(seconds)])
+    auto_held = pg_rows[0][1]
+    pg_rows = [[label, f"{h.mean():.4f}", paired(h, auto_held) if label != "auto (default)"
+                else "0", f"{sec:.2f}"] for label, h, sec in pg_rows]
+    short = 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_text = bool(np.array_equal(
+            MultinomialLDS(10, max_iter=short, random_state=0).fit(X_train).log_likelihood_,
+            MultinomialLDS(10, max_iter=short, random_state=0, pg_method="exact")
+            .fit(X_train).log_likelihood_))
+    body += (
+        "\n\nPólya-Gamma sampler. Stick counts b of the draws of one sweep: text (one-hot "
+        f"rows) {text_b.size:,} draws, all with b = 1: **{bool(np.all(text_b == 1))}**, "
+        "so `\"auto\"` draws exactly there (a "
+        f"{short}-sweep fit gives the same trace with `\"exact\"`: **{same_text}**); "
+        f"model data (20 counts per step) {sim_b.size:,} draws, "
+        f"{np.mean(sim_b >= 14):.1%} with b >= 14, where `\"auto\"` draws the shifted "
+        f"gamma (median b {np.median(sim_b):g}). Fits at the defaults on the model data "
+        f"({len(sim_seeds)} data sets, held-out log-lik. per count as above; fit seconds "
+        "indicative):\n\n"
+        + markdown_table(["pg_method", "model: held-out log-lik. per count", "difference",
+                          "fit seconds"], pg_rows))
+    d = {k: float(v[0].mean() - scores[default][0].mean()) for k, v in scores.items()}
+    return body, {"restriction == direct fit": same,
+                  "text diff vs defaults by (burn_in, n_samples)": d}
+
+
 PARTS = {
     "recovery": ("MultinomialLDS: recovery on data drawn from the model", recovery),
     "text": ("MultinomialLDS: Alice in Wonderland, the paper's protocol", text_protocol),
     "defaults": ("MultinomialLDS: defaults (validation split)", defaults),
     "threads": ("MultinomialLDS: threads", threads),
     "windows": ("MultinomialLDS: Alice in Wonderland, six windows", windows),
+    "sampling": ("MultinomialLDS: kept draws, inference sweeps, Pólya-Gamma sampler",
+                 sampling),
 }
 
 
