@@ -421,7 +421,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         point measured by ``python benchmarks/pg_samplers.py`` (:ref:`User
         Guide <polyagamma>`, "The auto rule and its measurement": from
         b = 14 on its Kolmogorov distance to PG(b, c) is at most 0.0092 / b,
-        invisible to a two-sample test at 10^6 draws). The stick counts of
+        and two-sample tests at a chain's 10^4 draws per cell do not see it). The stick counts of
         one-hot rows are 1, so on text ``"auto"`` is the exact sampler (a
         5-sweep fit gives the same trace as with ``"exact"``; section
         "MultinomialLDS: kept draws, inference sweeps, Pólya-Gamma
