@@ -47,11 +47,20 @@ SLDAModel and LatentDirichletAllocation + LinearSVC on binary tasks, each
 model over five seeds (one fit's accuracy moves by 0.01-0.02 with the seed,
 as much as the margins of the targets), with the issue's verdicts.
 
+Part ``classifier_settings`` (not in ``all``): the classifier at its defaults
+(``c=25``, K = 20) with one of ``prior_variance``, ``pg_method``,
+``doc_topic_prior`` and ``burn_in`` changed, on three of the pairs with two
+seeds, and ``n_infer_iter`` 10-200 on the fits at the defaults (about 30
+minutes on the shared machine); ``--settings NAME ...``: the defaults and the
+named settings only (its own section), among them further values of
+``doc_topic_prior``. ``--quick`` does not shorten it.
+
 Usage: python benchmarks/defaults.py [--quick]
-       [--part peers|classifier|lda|unseen|eblda|all]
+       [--part peers|classifier|classifier_settings|lda|unseen|eblda|all]
        [--corpora NAME ...]   (peers table on some corpora only, own section)
        [--models NAME ...]    (peers table with some models only, own section)
        [--seeds S ...]        (every model fitted with each seed; means reported)
+       [--settings NAME ...]  (classifier_settings: some settings only, own section)
 
 ``--quick`` (small corpora, K = 20, one pair) takes about 2 minutes. The full
 run is long: a rough estimate from the quick run's rates (loaded machine,
@@ -84,7 +93,7 @@ from _corpora import (  # noqa: E402
     twenty_news,
     twenty_news_all,
 )
-from _results import markdown_table, write_section  # noqa: E402
+from _results import load_note, markdown_table, write_section  # noqa: E402
 
 SEED = 0
 HELDOUT_FRACTION = 0.1
@@ -788,7 +797,142 @@ def classifier_verdicts(per_task):
     return lines, mean
 
 
-def main(quick=False, part="all", only=None, seeds=(SEED,), models=None):
+# --------------------------------------------------------------------------
+# the classifier's settings (part ``classifier_settings``)
+# --------------------------------------------------------------------------
+
+# Three of the pairs (the hardest of part classifier and two easier ones), two
+# seeds: the budget of a shared 2-core machine.
+SETTINGS_PAIRS = [PAIRS[1], PAIRS[4], PAIRS[2]]
+SETTINGS_SEEDS = (0, 1)
+# One fit each; in order of priority (the section is rewritten after each).
+SETTINGS = [
+    ("defaults", {}),
+    ("prior_variance=0.1", {"prior_variance": 0.1}),
+    ("prior_variance=10", {"prior_variance": 10.0}),
+    ("pg_method='exact'", {"pg_method": "exact"}),
+    ("doc_topic_prior=1.0", {"doc_topic_prior": 1.0}),
+    ("burn_in=250", {"burn_in": 250}),
+]
+# Further values, run with --settings (their own section, beside the defaults).
+MORE_SETTINGS = [
+    ("doc_topic_prior=0.1", {"doc_topic_prior": 0.1}),
+    ("doc_topic_prior=5.6", {"doc_topic_prior": 5.6}),
+]
+# Sweeps of prediction, on the fits at the defaults (set_params, no refit).
+INFER_ITERS = (10, 20, 50, 100, 200)
+
+
+def settings_body(K, c, pairs, results, infer, alphas, done, n_settings, t_start):
+    """The section's text from the fits made so far."""
+    from sklearn_pgtm import GibbsSLDAClassifier
+
+    default = GibbsSLDAClassifier()
+    cells = [(p, s) for p in pairs for s in SETTINGS_SEEDS]
+    base = [results["defaults"][cell][0] for cell in cells]
+    rows = []
+    for name in done:
+        acc = [results[name][cell][0] for cell in cells]
+        secs = [results[name][cell][1] for cell in cells]
+        per_pair = [f"{np.mean(acc[2 * i:2 * i + 2]):.4f}" for i in range(len(pairs))]
+        diff = np.subtract(acc, base)
+        rows.append([name] + per_pair + [f"{np.mean(acc):.4f}", f"{np.mean(diff):+.4f}",
+                                         f"{diff.min():+.4f} / {diff.max():+.4f}",
+                                         round(float(np.mean(secs)), 1)])
+    seed_gap = [abs(results["defaults"][(p, 0)][0] - results["defaults"][(p, 1)][0])
+                for p in pairs]
+    infer_rows = []
+    for n in INFER_ITERS:
+        acc = [infer[cell][n][0] for cell in cells]
+        diff = np.subtract(acc, [infer[cell][default.n_infer_iter][0] for cell in cells])
+        infer_rows.append([n] + [f"{np.mean(acc[2 * i:2 * i + 2]):.4f}"
+                                 for i in range(len(pairs))]
+                          + [f"{np.mean(acc):.4f}", f"{np.mean(diff):+.4f}",
+                             f"{diff.min():+.4f} / {diff.max():+.4f}",
+                             round(float(np.mean([infer[cell][n][1] for cell in cells])), 2)])
+    short = [" vs ".join(p) for p in pairs]
+    sizes = [f"{' vs '.join(p)}: {n_train} train / {n_test} test documents"
+             for p, (n_train, n_test) in zip(pairs, results["_sizes"])]
+    partial = "" if len(done) == n_settings else (
+        f" Partial: {len(done)} of the {n_settings} settings so far.")
+    return "\n".join([
+        f"GibbsSLDAClassifier with K = {K}, c = {c} and every other parameter at its default "
+        f"(max_iter={default.max_iter}, burn_in={default.burn_in}, "
+        f"prior_variance={default.prior_variance}, doc_topic_prior="
+        f"{default.doc_topic_prior!r}, n_infer_iter={default.n_infer_iter}, "
+        f"pg_method={default.pg_method!r}) but the one named, on three binary 20 Newsgroups "
+        "pairs (bydate train / test, as part classifier), random_state "
+        f"{', '.join(map(str, SETTINGS_SEEDS))}: one fit per setting, pair and seed. Test "
+        "accuracy, mean over the two seeds of each pair and over all six fits; the change "
+        "from the defaults is paired (same pair and seed), with its smallest and largest "
+        "value over the six fits. Fit seconds: mean, shared 2-core machine (indicative)."
+        + partial, "", *[f"- {s}" for s in sizes], "",
+        markdown_table(["setting"] + short + ["mean", "change (mean)", "change (min / max)",
+                                              "fit s"], rows), "",
+        "Seed noise at the defaults: the two seeds' accuracies differ by "
+        + ", ".join(f"{g:.4f}" for g in seed_gap) + " (pairs in the order above). "
+        "doc_topic_prior_ estimated at the defaults (\"auto\"): "
+        + ", ".join(f"{a:.3f}" for a in alphas) + " (pairs and seeds in order).", "",
+        f"`n_infer_iter` (prediction sweeps over a new document's topics; topic frequencies "
+        "averaged over the second half) on the fits at the defaults, set with set_params "
+        "(no refit; the inference seed is the same for every value); seconds per predict "
+        "of the test documents:", "",
+        markdown_table(["n_infer_iter"] + short + ["mean", "change from the default (mean)",
+                                                   "change (min / max)", "predict s"],
+                       infer_rows), "",
+        f"Run time {time.perf_counter() - t_start:.0f} s. {load_note()}",
+    ])
+
+
+def run_classifier_settings(K=20, c=25, names=None):
+    """Each setting of SETTINGS (or the defaults and those of ``names``) on
+    each pair and seed, setting by setting, rewriting the section after each;
+    n_infer_iter on the default fits."""
+    from sklearn_pgtm import GibbsSLDAClassifier
+
+    t_start = time.perf_counter()
+    data = {pair: twenty_news(list(pair)) for pair in SETTINGS_PAIRS}
+    results = {"_sizes": [(d["X_train"].shape[0], d["X_test"].shape[0])
+                          for d in data.values()]}
+    infer, alphas, done = {}, [], []
+    settings = SETTINGS
+    section, title = ("defaults_classifier_settings", "The classifier's prior_variance, "
+                      "n_infer_iter, pg_method, doc_topic_prior and burn_in")
+    if names:
+        settings = [SETTINGS[0]] + [s for s in SETTINGS[1:] + MORE_SETTINGS if s[0] in names]
+        section += "_" + re.sub(r"\W+", "_", "_".join(n for n, _ in settings[1:])).lower()
+        title = "The classifier's settings: " + ", ".join(n for n, _ in settings[1:])
+    for name, params in settings:
+        results[name] = {}
+        for pair in SETTINGS_PAIRS:
+            d = data[pair]
+            for seed in SETTINGS_SEEDS:
+                clf = GibbsSLDAClassifier(n_components=K, c=c, random_state=seed, **params)
+                t0 = time.perf_counter()
+                _quiet_fit(clf, (d["X_train"], d["y_train"]))
+                seconds = time.perf_counter() - t0
+                accuracy = float(np.mean(clf.predict(d["X_test"]) == d["y_test"]))
+                results[name][(pair, seed)] = (accuracy, seconds)
+                print(f"{name:22s} {' vs '.join(pair):48s} seed {seed}: {accuracy:.4f} "
+                      f"({seconds:.0f} s)", flush=True)
+                if name == "defaults":
+                    alphas.append(clf.doc_topic_prior_)
+                    infer[(pair, seed)] = {}
+                    for n in INFER_ITERS:
+                        clf.set_params(n_infer_iter=n)
+                        t0 = time.perf_counter()
+                        acc = float(np.mean(clf.predict(d["X_test"]) == d["y_test"]))
+                        infer[(pair, seed)][n] = (acc, time.perf_counter() - t0)
+                    print("  n_infer_iter", {n: v[0] for n, v in infer[(pair, seed)].items()},
+                          flush=True)
+        done.append(name)
+        body = settings_body(K, c, SETTINGS_PAIRS, results, infer, alphas, done,
+                             len(settings), t_start)
+        write_section(section, title, body)
+    return {name: float(np.mean([v[0] for v in results[name].values()])) for name in done}
+
+
+def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, settings=None):
     from _corpora import DATA
 
     if not (DATA / "20newsgroups").exists():
@@ -910,6 +1054,8 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None):
                       "default was chosen on" + label, "\n".join(body))
     if part == "eblda":
         out.update(main_eblda(quick, seeds))
+    if part == "classifier_settings":
+        out.update(run_classifier_settings(names=settings))
     out["seconds"] = time.perf_counter() - t_start
     print(out)
     return out
@@ -919,7 +1065,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small corpora, a smoke run")
     parser.add_argument("--part",
-                        choices=("peers", "classifier", "lda", "unseen", "eblda", "all"),
+                        choices=("peers", "classifier", "classifier_settings", "lda", "unseen",
+                                 "eblda", "all"),
                         default="all")
     parser.add_argument("--corpora", nargs="+", metavar="NAME",
                         help="peers table on the corpora whose name contains one of these "
@@ -931,6 +1078,9 @@ if __name__ == "__main__":
     parser.add_argument("--models", nargs="+", metavar="NAME",
                         help="peers table with the models whose name starts with one of "
                              "these only (written to its own section, defaults_peers_partial)")
+    parser.add_argument("--settings", nargs="+", metavar="NAME",
+                        help="classifier_settings: the defaults and these settings only "
+                             "(names of SETTINGS or MORE_SETTINGS; own section)")
     args = parser.parse_args()
     main(quick=args.quick, part=args.part, only=args.corpora, seeds=tuple(args.seeds),
-         models=args.models)
+         models=args.models, settings=args.settings)
