@@ -14,9 +14,10 @@ out), scored by held-out document-completion perplexity:
 - CorrelatedTopicModel, both links: ``topic_word_prior`` = "auto", 0.01 (the
   default before issue 12) and 0.1.
 
-Every other parameter at its default; seed 0. One thread.
+Every other parameter at its default; ``random_state`` 0 (``--seed`` for
+another, written to its own section). One thread.
 
-Usage: python benchmarks/priors.py [--quick]
+Usage: python benchmarks/priors.py [--quick] [--seed N]
 """
 
 import argparse
@@ -48,6 +49,8 @@ def _fmt(value):
 
 
 def fit_and_score(model, corpus, quick):
+    """Fit ``model`` on the corpus's training documents; held-out perplexity
+    and fit seconds."""
     if quick:
         model.set_params(max_iter=40, burn_in=20)
     start = time.perf_counter()
@@ -59,11 +62,11 @@ def fit_and_score(model, corpus, quick):
     return perplexity, seconds
 
 
-def rows_for(corpus, quick):
+def rows_for(corpus, quick, seed):
     k = corpus.n_topics
     rows = []
     for alpha, beta in lda_settings(k):
-        model = GibbsLDA(k, doc_topic_prior=alpha, topic_word_prior=beta, random_state=0)
+        model = GibbsLDA(k, doc_topic_prior=alpha, topic_word_prior=beta, random_state=seed)
         perplexity, seconds = fit_and_score(model, corpus, quick)
         rows.append([corpus.name, "GibbsLDA", _fmt(alpha), _fmt(beta), f"{perplexity:.1f}",
                      f"{model.doc_topic_prior_:.3g} / {model.topic_word_prior_:.3g}",
@@ -71,7 +74,8 @@ def rows_for(corpus, quick):
         print(rows[-1], flush=True)
     for link in LINKS:
         for beta in CTM_BETAS:
-            model = CorrelatedTopicModel(k, link=link, topic_word_prior=beta, random_state=0)
+            model = CorrelatedTopicModel(k, link=link, topic_word_prior=beta,
+                                         random_state=seed)
             perplexity, seconds = fit_and_score(model, corpus, quick)
             rows.append([corpus.name, f"CTM {link}", "", _fmt(beta), f"{perplexity:.1f}",
                          f"{model.topic_word_prior_:.3g}", f"{seconds:.1f}"])
@@ -79,16 +83,16 @@ def rows_for(corpus, quick):
     return rows
 
 
-def main(quick=False):
+def main(quick=False, seed=0):
     corpora = real_corpora(quick)
-    rows = [row for corpus in corpora for row in rows_for(corpus, quick)]
+    rows = [row for corpus in corpora for row in rows_for(corpus, quick, seed)]
     body = (
         "GibbsLDA and CorrelatedTopicModel at their defaults (\"auto\" priors, estimated "
         "inside the chain) and with fixed priors a user would otherwise pick: for GibbsLDA "
         "(1 / K, 1 / K) (scikit-learn's defaults), (0.1, 0.01) (tomotopy LDAModel's) and "
         "(50 / K, 0.1) (Griffiths & Steyvers); for CorrelatedTopicModel topic_word_prior "
         "0.01 (its default before issue 12) and 0.1. Every other parameter at its default, "
-        "random_state=0, one thread. Real corpora (10 % of the documents held out, "
+        f"random_state={seed}, one thread. Real corpora (10 % of the documents held out, "
         "document-completion perplexity, lower is better): "
         + "; ".join(c.describe() for c in corpora)
         + ". Fitted: `doc_topic_prior_` / `topic_word_prior_` (GibbsLDA) or "
@@ -97,10 +101,14 @@ def main(quick=False):
                           "perplexity", "fitted priors", "fit s"], rows)
     )
     print(body)
-    write_section("priors_auto", "The \"auto\" priors against fixed ones", body)
+    name = "priors_auto" if seed == 0 else f"priors_auto_seed{seed}"
+    write_section(name, "The \"auto\" priors against fixed ones"
+                  + ("" if seed == 0 else f", random_state={seed}"), body)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    main(parser.parse_args().quick)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    main(args.quick, args.seed)
