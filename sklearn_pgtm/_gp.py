@@ -520,8 +520,8 @@ class MultinomialGaussianProcess(BaseEstimator):
         ``python benchmarks/pg_samplers.py`` (:ref:`User Guide
         <polyagamma>`, "The auto rule and its measurement": from b = 14 on
         its Kolmogorov distance to PG(b, c) is at most 0.0092 / b, and
-        two-sample tests at a chain's 10^4 draws per cell do not see it). Measured in gp_restarts: with
-        50 counts per input 45.6% of the draws on the baby names and 52.5%
+        two-sample tests at a chain's 10^4 draws per cell do not see it).
+        Measured in gp_restarts: with 50 counts per input 45.6% of the draws on the baby names and 52.5%
         on the data drawn from the model have b >= 14; ``"exact"`` changes
         the predictive log-likelihood on the names by +0.0015 (standard
         error 0.0019) nats per name at 3.4 against 2.2 s, and leaves the
