@@ -675,7 +675,9 @@ class EmpiricalBayesLDA(GibbsLDA):
                 f"their estimates are {math.sqrt(run.pooled.ratio):.1f} times as spread as "
                 "each chain's batch means imply (the chains sit in different regions of the "
                 "topics). hyperparameter_covariance_ includes this spread, so the region "
-                "is honest but wide; increase burn_in and n_samples for a sharper estimate.",
+                "is honest but wide. Longer chains narrow it only if they move between "
+                "those regions (on four 20 Newsgroups groups 250 to 1,000 kept draws left "
+                "it unchanged); more chains (n_chains) average over more of them.",
                 ConvergenceWarning)
 
     def _h_names(self):
