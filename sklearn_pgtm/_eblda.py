@@ -156,7 +156,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         the chains sit in different modes and their spread sets the
         covariance, it was 3.5 / 3.9 / 3.7 for alpha and 3.0 / 3.2 / 3.1
         for beta, at 5.6 / 6.3 / 9.0 s: longer chains do not narrow it
-        there. The mean estimate moved by at most 0.6 % (|z| <= 1.0)
+        there. The mean estimate moved by at most 0.6 % (``|z|`` <= 1.0)
         between the three.
 
     burn_in : int, default=200
@@ -167,7 +167,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         with 100 a chain of h still drifted over its kept draws (the
         ConvergenceWarning) in 2 of 10 fits on the four 20 Newsgroups
         groups, with 200 and 400 in none; the mean estimate moved by at most
-        2.4 % (|z| <= 1.1) and the reported sd by at most 17 %, while 400
+        2.4 % (``|z|`` <= 1.1) and the reported sd by at most 17 %, while 400
         took 1.3-1.5 times the fit time of 200 (4.8 against 3.7 s on the
         LDA draw, 9.4 against 6.3 s on 20 Newsgroups).
 
@@ -193,7 +193,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         3.5 / 3.6 s: the update of h is cheap next to a sweep); on the four
         20 Newsgroups groups (K = 10), where the spread between the chains
         sets the covariance, 3.3 / 3.2, 3.6 / 2.5 and 3.3 / 3.4. The mean
-        estimate moved by at most 1.2 % (|z| <= 1.0).
+        estimate moved by at most 1.2 % (``|z|`` <= 1.0).
 
     hmc_step_size : "auto" or float, default="auto"
         Leapfrog step in ``log h``. ``"auto"`` tunes it during the burn-in
@@ -261,8 +261,8 @@ class EmpiricalBayesLDA(GibbsLDA):
         instead of 1 / K (section ``eblda_defaults_start``, the command of
         ``n_samples``, 10 fits per row), no fit warned of a drifting chain;
         on the LDA draw (K = 3) the mean estimate moved by at most 0.6 %
-        (|z| <= 0.8); on the four 20 Newsgroups groups (K = 10) by -3.9 and
-        -4.5 % for alpha and +1.7 and +2.3 % for beta (|z| 1.7-2.2), both
+        (``|z|`` <= 0.8); on the four 20 Newsgroups groups (K = 10) by -3.9 and
+        -4.5 % for alpha and +1.7 and +2.3 % for beta (``|z|`` 1.7-2.2), both
         starts the same way, which a trend with the start (1 / K lies
         between them) would not give, and the default fits' regions held
         86-90 % of their estimates (84 % of each other's). A far start does
