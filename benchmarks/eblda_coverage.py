@@ -96,16 +96,23 @@ def coverage(models):
     return h, sd_across, sd_reported, float(covered)
 
 
+def fit_recorded(X, K, sampler, seed, params):
+    """One fit: the model, the messages of the warnings it raised and its seconds."""
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = EmpiricalBayesLDA(K, sampler=sampler, random_state=seed, **params).fit(X)
+    messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    return model, messages, time.perf_counter() - t0
+
+
 def fit_runs(X, K, sampler, n_runs, params):
     """Independent fits and the number that raised a warning about h (drifting or
     disagreeing chains; the log-likelihood trend warning is counted apart)."""
     models, warned_h, warned_ll = [], 0, 0
     for seed in range(n_runs):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            models.append(EmpiricalBayesLDA(K, sampler=sampler, random_state=seed,
-                                            **params).fit(X))
-        messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+        model, messages, _ = fit_recorded(X, K, sampler, seed, params)
+        models.append(model)
         warned_h += any("hyperparameter" in m for m in messages)
         warned_ll += any("log-likelihood" in m for m in messages)
     return models, warned_h, warned_ll
@@ -215,13 +222,9 @@ def _fits(cache, X, name, K, sampler, label, params, n_runs):
     if key not in cache:
         models, drift, disagree, seconds = [], 0, 0, []
         for seed in range(n_runs):
-            t0 = time.perf_counter()
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                models.append(EmpiricalBayesLDA(K, sampler=sampler, random_state=seed,
-                                                **params).fit(X))
-            seconds.append(time.perf_counter() - t0)
-            messages = [str(w.message) for w in caught]
+            model, messages, fit_seconds = fit_recorded(X, K, sampler, seed, params)
+            models.append(model)
+            seconds.append(fit_seconds)
             drift += any("still moving" in m for m in messages)
             disagree += any("disagree" in m for m in messages)
         cache[key] = (models, drift, disagree, float(np.mean(seconds)))

@@ -481,6 +481,7 @@ def _stick_totals(y):
 
 def restarts(quick):
     from sklearn_pgtm import MultinomialGaussianProcess
+    from sklearn_pgtm._kernels._polyagamma import AUTO_EXACT_MAX_B as switch
 
     n_reps = 2 if quick else 6
     n_sets = 3 if quick else 20
@@ -591,11 +592,12 @@ def restarts(quick):
         + "\n\nFits whose optimum moved (kernel: variance / length scale):\n\n"
         + ("\n".join(f"- {line}" for line in moved) if moved else "none")
         + "\n\nStick counts b of the PG draws of one sweep (`\"auto\"` draws exactly "
-        "for b < 14 and the shifted gamma from 14 on): baby names "
-        f"{names_b.size:,} draws (over the subsamples), {np.mean(names_b >= 14):.1%} with "
-        f"b >= 14, median b {np.median(names_b):g}, largest {names_b.max():g}; data drawn "
-        f"from the model {model_b.size:,} draws, {np.mean(model_b >= 14):.1%} with "
-        f"b >= 14, median b {np.median(model_b):g}.\n"
+        f"for b < {switch:g} and the shifted gamma from {switch:g} on): baby names "
+        f"{names_b.size:,} draws (over the subsamples), {np.mean(names_b >= switch):.1%} "
+        f"with b >= {switch:g}, median b {np.median(names_b):g}, largest "
+        f"{names_b.max():g}; data drawn from the model {model_b.size:,} draws, "
+        f"{np.mean(model_b >= switch):.1%} with b >= {switch:g}, median b "
+        f"{np.median(model_b):g}.\n"
     )
     write_section("gp_restarts", "MultinomialGaussianProcess: optimizer restarts and "
                   "the Pólya-Gamma sampler", body)

@@ -607,6 +607,7 @@ def sampling(quick):
     (the sweeps of transform / predict_proba) against a long inference run;
     pg_method "auto" against "exact" where the stick counts differ."""
     from sklearn_pgtm import MultinomialLDS
+    from sklearn_pgtm._kernels._polyagamma import AUTO_EXACT_MAX_B as switch
     from sklearn_pgtm._lds import _CALIBRATION_SWEEPS
     from sklearn_pgtm.datasets import load_wonderland
 
@@ -770,8 +771,8 @@ def sampling(quick):
         "so `\"auto\"` draws exactly there (a "
         f"{short}-sweep fit gives the same trace with `\"exact\"`: **{same_text}**); "
         f"model data (20 counts per step) {sim_b.size:,} draws, "
-        f"{np.mean(sim_b >= 14):.1%} with b >= 14, where `\"auto\"` draws the shifted "
-        f"gamma (median b {np.median(sim_b):g}). Fits at the defaults on the model data "
+        f"{np.mean(sim_b >= switch):.1%} with b >= {switch:g}, where `\"auto\"` draws the "
+        f"shifted gamma (median b {np.median(sim_b):g}). Fits at the defaults on the model data "
         f"({len(sim_seeds)} data sets, held-out log-lik. per count as above; fit seconds "
         "indicative):\n\n"
         + markdown_table(["pg_method", "model: held-out log-lik. per count", "difference",

@@ -107,11 +107,11 @@ def warn_if_fractional(values, whom, name="X"):
     """Warn (``UserWarning``) when most nonzero ``values`` are not integers:
     the input is then probably not counts (TF-IDF or normalized rows), and
     the caller rounds it to the nearest integer."""
-    nonzero = values[values != 0]
-    fractional = np.count_nonzero(nonzero != np.rint(nonzero))
-    if nonzero.size and fractional > _FRACTIONAL_WARNING_SHARE * nonzero.size:
+    n_nonzero = np.count_nonzero(values)
+    fractional = np.count_nonzero(values != np.rint(values))  # zeros are integers
+    if n_nonzero and fractional > _FRACTIONAL_WARNING_SHARE * n_nonzero:
         _warn(
-            f"{whom}: {fractional} of the {nonzero.size} nonzero entries of {name} are "
+            f"{whom}: {fractional} of the {n_nonzero} nonzero entries of {name} are "
             f"not integers; {name} should hold counts (e.g. from CountVectorizer, not "
             "TfidfVectorizer). The values are rounded to the nearest integer.",
             UserWarning)
@@ -473,7 +473,7 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     # what does not enter the chain's transition (threads: the partitioned
     # sweep is a valid transition too; inference and output settings).
     _continuation_free_params = frozenset(
-        {"max_iter", "warm_start", "verbose", "n_jobs", "n_infer_iter", "prediction"})
+        {"max_iter", "warm_start", "verbose", "n_jobs", "n_infer_iter"})
 
     def _chain_params(self):
         """The parameters that define the chain a warm start continues."""
@@ -516,7 +516,7 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         run = self._run if self._continuing() else None
         if run is not None:
             self._check_continuation(X, whom)
-        if run is None:
+        else:
             check_nonempty_corpus(X, whom)
             rng = check_random_state(self.random_state)
             doc_ptr, word_ids = to_tokens(X)

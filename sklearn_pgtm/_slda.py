@@ -362,6 +362,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
     1.0
     """
 
+    # ``prediction`` only changes how fitted chains predict.
+    _continuation_free_params = DirichletTopicModel._continuation_free_params | {"prediction"}
+
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "c": [Interval(Real, 0, None, closed="neither")],
@@ -458,14 +461,10 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         if continuing and not np.array_equal(encoder.classes_, self.classes_):
             raise ValueError(f"{whom}: warm_start continues the previous chains, which were "
                              "fitted on other classes.")
-        multinomial = self.multi_class == "multinomial" and len(encoder.classes_) > 2
-        if continuing and multinomial != isinstance(self._run, _SoftmaxRun):
-            raise ValueError(f"{whom}: warm_start continues the previous chains, which were "
-                             "fitted with another multi_class.")
         self.classes_ = encoder.classes_
         n_classes = len(self.classes_)
         self._labels = y_index.astype(np.int64)
-        self._multinomial = multinomial
+        self._multinomial = self.multi_class == "multinomial" and n_classes > 2
         self._targets = [y_index == 1] if n_classes == 2 else [y_index == k
                                                                for k in range(n_classes)]
         return self._fit_counts(X, whom)
