@@ -14,7 +14,9 @@ true correlations of the centred log proportions (``C Sigma C``,
 12): every true topic matched (L1 < 0.5) and r >= 0.9.
 
 ``--part oracle-start`` refits the failing settings from the truth as well
-and measures the posterior's own spread (a diagnosis: search or posterior).
+and measures the posterior's own spread (a diagnosis: search or posterior);
+with ``--random-state N`` every fit has that seed (not the corpus's) and
+only K = 20 with 2,000 documents is run, where other seeds merge a pair.
 ``--part sizes``: the main table's fits at K = 20 on larger corpora (D =
 4,000, 8,000 and 16,000): whether more data alone lets the chain separate
 the strongly correlated pairs.
@@ -24,7 +26,7 @@ documents repeated with other seeds of the model (10, 11, 12 on every
 corpus), since the main table's ``random_state`` is the corpus's seed.
 
 Usage: python benchmarks/ctm_recovery.py [--quick]
-       [--part {recovery,oracle-start,sizes,random-states}]
+       [--part {recovery,oracle-start,sizes,random-states}] [--random-state N]
 """
 
 import argparse
@@ -114,7 +116,7 @@ def posterior_spread(model, states, order, seed=0):
     return np.array(spread)
 
 
-def oracle_start(quick=False):
+def oracle_start(quick=False, random_state=None):
     """Diagnosis of the failing settings: search or posterior.
 
     Each fit at the defaults from the usual start and from the truth: the
@@ -136,6 +138,8 @@ def oracle_start(quick=False):
     from sklearn_pgtm import CorrelatedTopicModel
 
     settings, seeds = ([(10, 1000)], [0]) if quick else ([(10, 4000), (20, 2000)], [0, 1, 2])
+    if random_state is not None and not quick:
+        settings = [(20, 2000)]
     rows = []
     for n_topics, n_docs in settings:
         for link in ["logistic_normal", "stick_breaking"]:
@@ -152,7 +156,9 @@ def oracle_start(quick=False):
                 joints = []
                 for start, hooks in starts.items():
                     recorder, states = _kept_states(CorrelatedTopicModel)
-                    model = CorrelatedTopicModel(n_topics, link=link, random_state=seed)
+                    model = CorrelatedTopicModel(
+                        n_topics, link=link,
+                        random_state=seed if random_state is None else random_state)
                     with contextlib.ExitStack() as stack:
                         for hook in [recorder, *hooks]:
                             stack.enter_context(hook)
@@ -184,13 +190,18 @@ def oracle_start(quick=False):
         "own draws do, and no summary of the posterior gets much closer. Log joint: mean "
         "of `log_likelihood_trace_` over the last 100 sweeps; difference: the truth "
         "start's minus the usual start's (positive: the model prefers the truth's mode, "
-        "so a miss from the usual start would be one of search). " + load_note() + "\n\n"
+        "so a miss from the usual start would be one of search). "
+        + ("" if random_state is None else
+           f"random_state = {random_state} in every fit (the seed column is the corpus's). ")
+        + load_note() + "\n\n"
         + markdown_table(["K", "D", "link", "seed", "start", "mean to truth: worst",
                           "mean", "draws to mean: worst", "mean", "r", "log joint",
                           "difference"], rows))
     print(body)
-    write_section("ctm_recovery_oracle", "CorrelatedTopicModel: failing recovery settings "
-                  "started from the truth", body)
+    suffix = "" if random_state is None else f"_random_state_{random_state}"
+    write_section("ctm_recovery_oracle" + suffix, "CorrelatedTopicModel: failing recovery "
+                  "settings started from the truth"
+                  + ("" if random_state is None else f", random_state = {random_state}"), body)
 
 
 # (K, D) of the main table, and of the larger corpora of ``--part sizes``.
@@ -268,11 +279,13 @@ OTHER_RANDOM_STATES = [10, 11, 12]
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--random-state", type=int, default=None,
+                        help="with --part oracle-start: this seed in every fit")
     parser.add_argument("--part", default="recovery",
                         choices=["recovery", "oracle-start", "sizes", "random-states"])
     args = parser.parse_args()
     if args.part == "oracle-start":
-        oracle_start(args.quick)
+        oracle_start(args.quick, args.random_state)
     elif args.part == "random-states":
         print(main(args.quick, [(20, 2000), (20, 4000), (20, 8000)],
                    "ctm_recovery_random_states",

@@ -821,6 +821,24 @@ MORE_SETTINGS = [
 ]
 # Sweeps of prediction, on the fits at the defaults (set_params, no refit).
 INFER_ITERS = (10, 20, 50, 100, 200)
+# The prior of a new document's topics in prediction alone, on the fits at the
+# defaults (their doc_topic_prior_ replaced for predict only, then restored; a
+# diagnosis of where a fixed alpha's accuracy comes from, not a setting).
+INFER_ALPHAS = ("estimated", 0.1, 1.0, 5.6)
+
+
+def infer_rows(infer, cells, n_pairs, keys, reference):
+    """Rows of a prediction table: for each key, accuracy per pair, mean,
+    paired change from ``reference`` and seconds per predict."""
+    rows = []
+    for key in keys:
+        acc = [infer[cell][key][0] for cell in cells]
+        diff = np.subtract(acc, [infer[cell][reference][0] for cell in cells])
+        rows.append([key[1]] + [f"{np.mean(acc[2 * i:2 * i + 2]):.4f}" for i in range(n_pairs)]
+                    + [f"{np.mean(acc):.4f}", f"{np.mean(diff):+.4f}",
+                       f"{diff.min():+.4f} / {diff.max():+.4f}",
+                       round(float(np.mean([infer[cell][key][1] for cell in cells])), 2)])
+    return rows
 
 
 def settings_body(K, c, pairs, results, infer, alphas, done, n_settings, t_start):
@@ -841,15 +859,10 @@ def settings_body(K, c, pairs, results, infer, alphas, done, n_settings, t_start
                                          round(float(np.mean(secs)), 1)])
     seed_gap = [abs(results["defaults"][(p, 0)][0] - results["defaults"][(p, 1)][0])
                 for p in pairs]
-    infer_rows = []
-    for n in INFER_ITERS:
-        acc = [infer[cell][n][0] for cell in cells]
-        diff = np.subtract(acc, [infer[cell][default.n_infer_iter][0] for cell in cells])
-        infer_rows.append([n] + [f"{np.mean(acc[2 * i:2 * i + 2]):.4f}"
-                                 for i in range(len(pairs))]
-                          + [f"{np.mean(acc):.4f}", f"{np.mean(diff):+.4f}",
-                             f"{diff.min():+.4f} / {diff.max():+.4f}",
-                             round(float(np.mean([infer[cell][n][1] for cell in cells])), 2)])
+    iter_rows = infer_rows(infer, cells, len(pairs), [("n", n) for n in INFER_ITERS],
+                           ("n", default.n_infer_iter))
+    alpha_rows = infer_rows(infer, cells, len(pairs), [("alpha", a) for a in INFER_ALPHAS],
+                            ("alpha", "estimated"))
     short = [" vs ".join(p) for p in pairs]
     sizes = [f"{' vs '.join(p)}: {n_train} train / {n_test} test documents"
              for p, (n_train, n_test) in zip(pairs, results["_sizes"])]
@@ -879,9 +892,36 @@ def settings_body(K, c, pairs, results, infer, alphas, done, n_settings, t_start
         "of the test documents:", "",
         markdown_table(["n_infer_iter"] + short + ["mean", "change from the default (mean)",
                                                    "change (min / max)", "predict s"],
-                       infer_rows), "",
+                       iter_rows), "",
+        "The prior of a new document's topics in prediction alone: on the same fits, "
+        "`doc_topic_prior_` (the alpha of prediction) replaced by a fixed value for predict "
+        "only (the topics and weights are the fits' own; a diagnosis of where the accuracy "
+        "of a fixed doc_topic_prior comes from, not an option of the estimator):", "",
+        markdown_table(["alpha in prediction"] + short
+                       + ["mean", "change from the estimated (mean)", "change (min / max)",
+                          "predict s"], alpha_rows), "",
         f"Run time {time.perf_counter() - t_start:.0f} s. {load_note()}",
     ])
+
+
+def predictions(clf, X_test, y_test):
+    """Accuracy and seconds of ``clf.predict`` with each of INFER_ITERS (key
+    ("n", value)) and INFER_ALPHAS (key ("alpha", value)); ``clf`` is left
+    as it came."""
+    out = {}
+    n_default, estimated = clf.n_infer_iter, clf.doc_topic_prior_
+    changes = ([(("n", n), lambda n=n: clf.set_params(n_infer_iter=n)) for n in INFER_ITERS]
+               + [(("alpha", a), lambda a=a: setattr(
+                   clf, "doc_topic_prior_", estimated if a == "estimated" else a))
+                  for a in INFER_ALPHAS])
+    for key, change in changes:
+        change()
+        t0 = time.perf_counter()
+        accuracy = float(np.mean(clf.predict(X_test) == y_test))
+        out[key] = (accuracy, time.perf_counter() - t0)
+        clf.set_params(n_infer_iter=n_default)
+        clf.doc_topic_prior_ = estimated
+    return out
 
 
 def run_classifier_settings(K=20, c=25, names=None):
@@ -917,13 +957,8 @@ def run_classifier_settings(K=20, c=25, names=None):
                       f"({seconds:.0f} s)", flush=True)
                 if name == "defaults":
                     alphas.append(clf.doc_topic_prior_)
-                    infer[(pair, seed)] = {}
-                    for n in INFER_ITERS:
-                        clf.set_params(n_infer_iter=n)
-                        t0 = time.perf_counter()
-                        acc = float(np.mean(clf.predict(d["X_test"]) == d["y_test"]))
-                        infer[(pair, seed)][n] = (acc, time.perf_counter() - t0)
-                    print("  n_infer_iter", {n: v[0] for n, v in infer[(pair, seed)].items()},
+                    infer[(pair, seed)] = predictions(clf, d["X_test"], d["y_test"])
+                    print("  prediction", {k: v[0] for k, v in infer[(pair, seed)].items()},
                           flush=True)
         done.append(name)
         body = settings_body(K, c, SETTINGS_PAIRS, results, infer, alphas, done,

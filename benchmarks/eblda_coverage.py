@@ -205,6 +205,15 @@ SETTINGS = {
     "hmc": ("leapfrog steps of the HMC update (sampler='hmc')", "hmc",
             [("hmc_n_steps=2 (default)", {}), ("hmc_n_steps=1", {"hmc_n_steps": 1}),
              ("hmc_n_steps=4", {"hmc_n_steps": 4})]),
+    # 125 kept draws per chain at the defaults (500 over 4 chains): floor(125 ** (1/3)) = 5
+    # batches by default, the paper's sqrt(125) = 11, and the fewest the code allows.
+    "batches": ("batches of the batch-means covariance (n_batches)", "augmentation",
+                [("n_batches=None: 5 (default)", {}), ("n_batches=11", {"n_batches": 11}),
+                 ("n_batches=2", {"n_batches": 2})]),
+    "hmc_step": ("leapfrog step of the HMC update (sampler='hmc')", "hmc",
+                 [("hmc_step_size='auto' (default)", {}),
+                  ("hmc_step_size=0.05", {"hmc_step_size": 0.05}),
+                  ("hmc_step_size=0.2", {"hmc_step_size": 0.2})]),
 }
 INFER_ITERS = (10, 20, 50, 100, 200)
 

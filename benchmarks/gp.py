@@ -387,7 +387,8 @@ def defaults(quick):
         "log-likelihood (nats/name) and of the mean top/bottom-10 overlap. For scale, the "
         "standard error of the predictive log-likelihood over subsamples (gp_names) is "
         "about 0.03.\n\n"
-        + markdown_table(["burn-in", "kept sweeps", "max |d pred ll|", "max |d overlap|"],
+        + markdown_table(["burn-in", "kept sweeps", "max abs. change of pred. ll",
+                          "max abs. change of overlap"],
                          table))
 
     # 2. Kernel family and jitter, at the default sweeps.

@@ -196,6 +196,14 @@ class CorrelatedTopicModel(GibbsTopicModel):
         documents and 0.32 / 0.29 / 0.36 with 8,000 (seeds 0-2), against
         0.70 / 0.57 / 0.80 and 0.52 / 0.38 / 0.53 in the warm-up's order;
         mean held-out perplexity on three real corpora +0.1 / -0.3 / -0.2 %.
+        Cost: the stick-breaking link factors a (K - 1) x (K - 1) matrix per
+        document and sweep. On AP (2,021 documents, one thread) a sweep
+        took 0.054 / 0.098 / 0.212 / 0.411 s with the logistic-normal link
+        and 0.049 / 0.100 / 0.243 / 0.780 s with the stick-breaking link at
+        K = 20 / 50 / 100 / 200 (``benchmarks/ctm_throughput.py --part
+        topics``, section ctm_throughput_topics of ``benchmarks/RESULTS.md``;
+        user guide :ref:`ctm_speed_topics`): above about 100 topics the
+        logistic-normal link is the cheaper.
 
     pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="auto"
         Pólya-Gamma sampler of the augmentation variables (see

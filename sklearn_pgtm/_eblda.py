@@ -37,6 +37,13 @@ from .exceptions import _warn
 # from LDA reached |z| = 4.3, while chains started at alpha = beta = 1e4 gave
 # -4 to -15 each and -9 to -16 combined over three (tests/test_eblda.py).
 DRIFT_Z = 6.0
+# Mean HMC acceptance after the burn-in below which the chains of h are taken
+# to be stuck. The tuned step ("auto") accepts 0.66-0.67; fixed steps of 0.05
+# and 0.2 with the unit mass matrix accepted 0.00 on four 20 Newsgroups
+# groups (K = 10, 10 fits each) and returned estimates 35 % / 31 % from the
+# tuned ones, near the start, with no other warning (benchmarks/RESULTS.md,
+# eblda_defaults_hmc_step).
+LOW_ACCEPTANCE = 0.1
 
 
 @dataclass
@@ -198,14 +205,33 @@ class EmpiricalBayesLDA(GibbsLDA):
     hmc_step_size : "auto" or float, default="auto"
         Leapfrog step in ``log h``. ``"auto"`` tunes it during the burn-in
         (dual averaging, then a diagonal mass matrix and Robbins-Monro); a
-        float is used as is with a unit mass matrix.
+        float is used as is with a unit mass matrix. The posterior of
+        ``log h`` is narrow and its coordinates differ in scale, so a fixed
+        step rarely fits: with 0.05 and 0.2 (10 fits each,
+        ``benchmarks/eblda_coverage.py --part settings --groups hmc_step``,
+        section eblda_defaults_hmc_step of ``benchmarks/RESULTS.md``) the
+        acceptance after the burn-in was 0.00 on four 20 Newsgroups groups
+        (K = 10) and the estimates stayed near their start (alpha 35 %
+        above, beta 31 % below the tuned fits'), and 0.91 / 0.00 on the LDA
+        draw (K = 3); ``"auto"`` accepted 0.66-0.67 on both. Below an
+        acceptance of 0.1 the fit raises a ``ConvergenceWarning``.
 
     n_batches : int, default=None
         Number of batches for the batch-means covariance of the estimate.
-        ``None`` means ``max(2, floor(n_samples ** (1/3)))``: fewer, longer
-        batches than the paper's ``sqrt(n_samples)``, because the slow
-        mixing of the topics makes short batches underestimate the
-        covariance (see the coverage benchmark).
+        ``None`` means ``max(2, floor(n ** (1/3)))`` for the ``n`` kept
+        draws of each chain (5 for the default 125): fewer, longer batches
+        than the paper's ``sqrt(n)``, because the slow mixing of the topics
+        makes short batches underestimate the covariance. With the default
+        four chains the spread between them usually sets the covariance and
+        the number of batches matters little: on the LDA draw (K = 3) and
+        four 20 Newsgroups groups (K = 10), 10 fits each, 5 / 11 / 2
+        batches reported an sd of alpha of 4.09 / 4.11 / 4.56 and 3.86 /
+        3.86 / 3.86 (x 1e-3) against 4.33 and 3.90 across the fits; the
+        chains-disagree warning, which compares the chains' spread with
+        their batch means, fired on 1 / 5 / 2 of the 10 fits of the LDA
+        draw (``benchmarks/eblda_coverage.py --part settings --groups
+        batches``, section eblda_defaults_batches of
+        ``benchmarks/RESULTS.md``).
 
     n_chains : int, default=4
         Independent chains of ``(z, h)`` (own random topics and streams, the
@@ -628,6 +654,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         run.h_hat = run.density.argmax(run.chain_estimates.mean(axis=0))
         run.pooled = _pooled_covariance(run.chain_estimates, np.mean(within, axis=0))
         self._warn_if_unsettled(run)
+        self._warn_if_stuck(run)
 
     def _continue_best_chain(self, run):
         """Fix h at h_hat in every chain (in its own topic labels) and hand
@@ -678,6 +705,24 @@ class EmpiricalBayesLDA(GibbsLDA):
                 "is honest but wide. Longer chains narrow it only if they move between "
                 "those regions (on four 20 Newsgroups groups 250 to 1,000 kept draws left "
                 "it unchanged); more chains (n_chains) average over more of them.",
+                ConvergenceWarning)
+
+    def _warn_if_stuck(self, run):
+        """ConvergenceWarning when the HMC update of h accepted almost none
+        of its proposals after the burn-in (a fixed ``hmc_step_size`` too
+        large for the posterior's scale): the chains of h then stayed near
+        their start."""
+        tuners = [hc.hmc for hc in run.h_chains if hc.hmc is not None]
+        if not tuners:
+            return
+        rate = float(np.mean([t.accept_sum for t in tuners])) / self._n_kept_per_chain()
+        if rate < LOW_ACCEPTANCE:
+            _warn(
+                f"{type(self).__name__}: the HMC update of the hyperparameters accepted "
+                f"{100 * rate:.0f} % of its proposals after the burn-in (below "
+                f"{100 * LOW_ACCEPTANCE:.0f} %), so their chains hardly left the start and "
+                "the estimate is not reliable. Use hmc_step_size='auto' (tuned during the "
+                "burn-in) or a smaller step.",
                 ConvergenceWarning)
 
     def _h_names(self):

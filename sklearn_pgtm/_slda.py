@@ -180,8 +180,12 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         ``--settings doc_topic_prior=0.1 doc_topic_prior=5.6`` for 0.1 and
         5.6; sections defaults_classifier_settings and
         defaults_classifier_settings_doc_topic_prior_0_1_doc_topic_prior_5_6).
-        A fixed alpha of 1 to 5.6 is worth trying for binary and one-vs-rest
-        problems.
+        Most of that gain is the prior of the new documents' topics in
+        prediction: the fits at ``"auto"``, predicting with alpha = 1 / 5.6
+        in place of their estimate, reached 0.8938 / 0.8994
+        (``--settings doc_topic_prior=1.0``, section
+        defaults_classifier_settings_doc_topic_prior_1_0). A fixed alpha of
+        1 to 5.6 is worth trying for binary and one-vs-rest problems.
 
     topic_word_prior : "auto" or float, default="auto"
         Symmetric Dirichlet prior (beta) of the topic-word distributions;

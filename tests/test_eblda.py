@@ -1,5 +1,7 @@
 """Tests of EmpiricalBayesLDA (its kernels: tests/test_priors.py)."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -146,6 +148,20 @@ def test_fixed_hmc_step_and_batches(fitted):
     # a tiny step on the unit-mass scale is almost always accepted
     assert model.acceptance_rate_ > 0.9
     assert np.isnan(EmpiricalBayesLDA(3, n_samples=10, burn_in=0).fit(X).acceptance_rate_)
+
+
+def test_stuck_hmc_warns(fitted):
+    _, X = fitted
+    with pytest.warns(ConvergenceWarning, match="accepted 0 % of its proposals"):
+        model = EmpiricalBayesLDA(3, sampler="hmc", hmc_step_size=5.0, n_samples=30,
+                                  burn_in=10, random_state=0).fit(X)
+    assert model.acceptance_rate_ < 0.1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tuned = EmpiricalBayesLDA(3, sampler="hmc", n_samples=100, burn_in=50,
+                                  random_state=0).fit(X)
+    assert tuned.acceptance_rate_ > 0.3
+    assert not any("proposals" in str(w.message) for w in caught)
 
 
 # ------------------------------------------------- honest uncertainty, warnings
