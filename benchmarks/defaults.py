@@ -50,8 +50,8 @@ as much as the margins of the targets), with the issue's verdicts.
 Part ``classifier_settings`` (not in ``all``): the classifier at its defaults
 (``c=25``, K = 20) with one of ``prior_variance``, ``pg_method``,
 ``doc_topic_prior`` and ``burn_in`` changed, on three of the pairs with two
-seeds, and ``n_infer_iter`` 10-200 on the fits at the defaults (about 30
-minutes on the shared machine); ``--settings NAME ...``: the defaults and the
+seeds, and ``n_infer_iter`` 10-200 and the prediction's alpha on the fits at
+the defaults (about 30 minutes on the shared machine); ``--settings NAME ...``: the defaults and the
 named settings only (its own section), among them further values of
 ``doc_topic_prior``. ``--quick`` does not shorten it.
 
@@ -61,6 +61,7 @@ Usage: python benchmarks/defaults.py [--quick]
        [--models NAME ...]    (peers table with some models only, own section)
        [--seeds S ...]        (every model fitted with each seed; means reported)
        [--settings NAME ...]  (classifier_settings: some settings only, own section)
+       [--pairs GROUP:GROUP ...]  (classifier: other 20 Newsgroups pairs, own section)
 
 ``--quick`` (small corpora, K = 20, one pair) takes about 2 minutes. The full
 run is long: a rough estimate from the quick run's rates (loaded machine,
@@ -614,9 +615,12 @@ class TomotopySLDA(BaseEstimator):
         return out
 
 
-def classifier_corpora(quick):
-    """(name, X_train, y_train, X_test, y_test) of the binary tasks."""
-    pairs = PAIRS[:1] if quick else PAIRS
+def classifier_corpora(quick, pairs=None):
+    """(name, X_train, y_train, X_test, y_test) of the binary tasks: the
+    20 Newsgroups ``pairs`` (default PAIRS, then the sLDA-drawn task)."""
+    drawn = pairs is None
+    pairs = PAIRS if pairs is None else pairs
+    pairs = pairs[:1] if quick else pairs
     out = []
     for pair in pairs:
         news = twenty_news(list(pair), max_docs_per_class=60 if quick else None)
@@ -625,6 +629,8 @@ def classifier_corpora(quick):
             X_test, y_test = X_test[::4], y_test[::4]
         out.append((" vs ".join(pair) + (" (60 per class)" if quick else ""),
                     news["X_train"], news["y_train"], X_test, y_test))
+    if not drawn:
+        return out
     n_docs = 400 if quick else 2000
     X, y = supervised_corpus(n_docs, 500 if quick else 2000, 20, 100, seed=SEED)
     train, test = split_documents(n_docs, 0.3, seed=SEED)
@@ -746,13 +752,13 @@ def topic_header(n_seeds):
             + ["ratio to best peer", "fit s", "M token-sweeps/s", "ConvergenceWarning"])
 
 
-def run_classifiers(quick, K=20, c=25):
-    """Every classifier on every task, over ``CLASSIFIER_SEEDS`` (one seed in
-    the quick run): rows of mean and sd of the test accuracy, and per task
-    the mean accuracy of each classifier."""
+def run_classifiers(quick, K=20, c=25, pairs=None):
+    """Every classifier on every task (``pairs``: see :func:`classifier_corpora`),
+    over ``CLASSIFIER_SEEDS`` (one seed in the quick run): rows of mean and sd
+    of the test accuracy, and per task the mean accuracy of each classifier."""
     seeds = CLASSIFIER_SEEDS[:1] if quick else CLASSIFIER_SEEDS
     rows, per_task = [], {}
-    for name, X_train, y_train, X_test, y_test in classifier_corpora(quick):
+    for name, X_train, y_train, X_test, y_test in classifier_corpora(quick, pairs):
         print(f"{name}: {X_train.shape[0]} training / {X_test.shape[0]} test documents",
               flush=True)
         accuracies, seconds = {}, {}
@@ -967,7 +973,8 @@ def run_classifier_settings(K=20, c=25, names=None):
     return {name: float(np.mean([v[0] for v in results[name].values()])) for name in done}
 
 
-def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, settings=None):
+def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, settings=None,
+         pairs=None):
     from _corpora import DATA
 
     if not (DATA / "20newsgroups").exists():
@@ -1018,19 +1025,22 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
                       "\n".join(body))
         out.update({f"{n} wins": f"{w}/{t}" for n, (w, t) in verdicts.items()})
     if part in ("classifier", "all"):
-        c_rows, per_task = run_classifiers(quick)
+        c_rows, per_task = run_classifiers(quick, pairs=pairs)
         verdicts, accuracies = classifier_verdicts(per_task)
         n_seeds = 1 if quick else len(CLASSIFIER_SEEDS)
         body = ["The classifier at its defaults with K = 20, c = 25, on binary tasks "
-                "(20 Newsgroups pairs: bydate train / test; sLDA-drawn: 30 % held out), "
-                "next to tomotopy SLDAModel and LatentDirichletAllocation + LinearSVC at "
+                + ("(20 Newsgroups pairs: bydate train / test; sLDA-drawn: 30 % held out), "
+                   if pairs is None else "(20 Newsgroups pairs other than those of section "
+                   "defaults_classifier, chosen with --pairs: bydate train / test), ")
+                + "next to tomotopy SLDAModel and LatentDirichletAllocation + LinearSVC at "
                 f"their defaults. Test accuracy, mean and sd over {n_seeds} seeds "
                 f"({', '.join(map(str, CLASSIFIER_SEEDS[:n_seeds]))}) of each model; fit "
                 "seconds, mean; loaded machine.", "",
                 markdown_table(["task", "model", "accuracy (mean)", "sd", "fit s"], c_rows),
                 "", "Targets (issue 12), on the 20 Newsgroups pairs:", ""] + verdicts
-        write_section("defaults_classifier", "The classifier at its defaults against the peers"
-                      + label, "\n".join(body))
+        write_section("defaults_classifier" + ("" if pairs is None else "_other_pairs"),
+                      "The classifier at its defaults against the peers"
+                      + ("" if pairs is None else ", other pairs") + label, "\n".join(body))
         out.update({f"accuracy {n}": a for n, a in accuracies.items()})
     if part in ("lda", "all"):
         body = []
@@ -1113,9 +1123,13 @@ if __name__ == "__main__":
     parser.add_argument("--models", nargs="+", metavar="NAME",
                         help="peers table with the models whose name starts with one of "
                              "these only (written to its own section, defaults_peers_partial)")
+    parser.add_argument("--pairs", nargs="+", metavar="GROUP:GROUP",
+                        help="classifier: these 20 Newsgroups pairs instead of PAIRS and "
+                             "the drawn task (own section, defaults_classifier_other_pairs)")
     parser.add_argument("--settings", nargs="+", metavar="NAME",
                         help="classifier_settings: the defaults and these settings only "
                              "(names of SETTINGS or MORE_SETTINGS; own section)")
     args = parser.parse_args()
     main(quick=args.quick, part=args.part, only=args.corpora, seeds=tuple(args.seeds),
-         models=args.models, settings=args.settings)
+         models=args.models, settings=args.settings,
+         pairs=[tuple(p.split(":")) for p in args.pairs] if args.pairs else None)
