@@ -35,8 +35,7 @@ each. Ours: seconds per correlated sweep: a fit of 10 sweeps (the first 3
 the burn-in) continued (``warm_start``) by 20 timed ones, less the time of
 the topic correlations computed once at the end of a fit (so the start, the
 plain-LDA warm-up and the end of a fit are outside the timing); tomotopy:
-seconds
-per iteration over 5 after 5 untimed. Written to its own section
+seconds per iteration over 5 after 5 untimed. Written to its own section
 (ctm_throughput_topics).
 
 Usage: python benchmarks/ctm_throughput.py [--quick] [--part {rates,floor,topics}]
@@ -55,6 +54,7 @@ from sklearn_pgtm._kernels._intrinsics import prefetch_row
 from sklearn_pgtm._kernels._random import uniform
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _corpora import ap  # noqa: E402
 from _results import markdown_table, write_section  # noqa: E402
 from defaults import (  # noqa: E402
     SEED,
@@ -324,8 +324,6 @@ def main_topics(quick=False):
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from _corpora import ap
-
     warnings.simplefilter("ignore", ConvergenceWarning)
     corpus = held_out_corpus("AP", ap()[0], 20, "lda-c's Associated Press corpus")
     X = corpus.X_train[:200] if quick else corpus.X_train
@@ -351,8 +349,7 @@ def main_topics(quick=False):
          f"sweeps continued with `warm_start` by {n_sweeps} timed ones, less the time of "
          "the topic correlations computed once at the end of a fit (a Monte Carlo estimate "
          "for the stick-breaking link); neither the start, the plain-LDA warm-up nor the "
-         "end of a fit is timed. tomotopy CTModel "
-         f"at its defaults: the mean of {n_timed} "
+         f"end of a fit is timed. tomotopy CTModel at its defaults: the mean of {n_timed} "
          "iterations after 5 untimed. Ratio: tomotopy's seconds over ours.", "",
          markdown_table(["K", "logistic normal (s)", "stick breaking (s)",
                          "tomotopy CTModel (s)", "ratio, logistic normal",

@@ -51,9 +51,9 @@ Part ``classifier_settings`` (not in ``all``): the classifier at its defaults
 (``c=25``, K = 20) with one of ``prior_variance``, ``pg_method``,
 ``doc_topic_prior`` and ``burn_in`` changed, on three of the pairs with two
 seeds, and ``n_infer_iter`` 10-200 and the prediction's alpha on the fits at
-the defaults (about 30 minutes on the shared machine); ``--settings NAME ...``: the defaults and the
-named settings only (its own section), among them further values of
-``doc_topic_prior``. ``--quick`` does not shorten it.
+the defaults (about 30 minutes on the shared machine); ``--settings NAME
+...``: the defaults and the named settings only (its own section), among
+them further values of ``doc_topic_prior``. ``--quick`` does not shorten it.
 
 Usage: python benchmarks/defaults.py [--quick]
        [--part peers|classifier|classifier_settings|lda|unseen|eblda|all]

@@ -707,16 +707,21 @@ class EmpiricalBayesLDA(GibbsLDA):
                 "it unchanged); more chains (n_chains) average over more of them.",
                 ConvergenceWarning)
 
+    def _acceptance_rate(self, run):
+        """Mean HMC acceptance after the burn-in over the chains (NaN without HMC)."""
+        tuners = [hc.hmc for hc in run.h_chains if hc.hmc is not None]
+        if not tuners:
+            return float("nan")
+        n_kept = self._n_kept_per_chain()
+        return float(np.mean([t.accept_sum / n_kept for t in tuners]))
+
     def _warn_if_stuck(self, run):
         """ConvergenceWarning when the HMC update of h accepted almost none
         of its proposals after the burn-in (a fixed ``hmc_step_size`` too
         large for the posterior's scale): the chains of h then stayed near
         their start."""
-        tuners = [hc.hmc for hc in run.h_chains if hc.hmc is not None]
-        if not tuners:
-            return
-        rate = float(np.mean([t.accept_sum for t in tuners])) / self._n_kept_per_chain()
-        if rate < LOW_ACCEPTANCE:
+        rate = self._acceptance_rate(run)
+        if rate < LOW_ACCEPTANCE:  # False for NaN (no HMC)
             _warn(
                 f"{type(self).__name__}: the HMC update of the hyperparameters accepted "
                 f"{100 * rate:.0f} % of its proposals after the burn-in (below "
@@ -750,9 +755,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         self.doc_topic_prior_ = float(h_hat[0]) if symmetric else h_hat[:-1].copy()
         self.topic_word_prior_ = float(h_hat[-1])
         tuners = [hc.hmc for hc in run.h_chains if hc.hmc is not None]
-        n_kept = self._n_kept_per_chain()
-        self.acceptance_rate_ = (float(np.mean([t.accept_sum / n_kept for t in tuners]))
-                                 if tuners else float("nan"))
+        self.acceptance_rate_ = self._acceptance_rate(run)
         self.hmc_step_size_ = float(tuners[0].step) if tuners else float("nan")
         components = np.empty((self.n_components, run.chain.n_words))
         components[run.h_chains[run.final_chain].perm] = run.components(self.topic_word_prior_)
