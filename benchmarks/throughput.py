@@ -234,11 +234,13 @@ def threads(quick=False):
     max_iter = 2 if quick else 20
     n_rounds = 2 if quick else THREAD_ROUNDS
     cases = [
+        # prediction="average": the sweeps alone, without the refit that
+        # ends each (warm-started) fit at the default prediction="refit".
         ("GibbsSLDAClassifier, binary (comp.* vs rest)", X_news, comp,
-         lambda j: GibbsSLDAClassifier(split_merge=False, n_jobs=j)),
+         lambda j: GibbsSLDAClassifier(split_merge=False, prediction="average", n_jobs=j)),
         ("GibbsSLDAClassifier, multinomial (20 classes)", X_news, y_news,
          lambda j: GibbsSLDAClassifier(multi_class="multinomial", split_merge=False,
-                                       n_jobs=j)),
+                                       prediction="average", n_jobs=j)),
         # The correlated chain's first burn_in // 2 sweeps are plain LDA sweeps
         # (250 at the defaults): a burn-in of 40 keeps that warm-up at 20
         # sweeps, so that the timed sweeps are correlated ones, the bulk of a

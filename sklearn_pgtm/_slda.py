@@ -42,6 +42,7 @@ from ._parallel import (
     balanced_cuts,
     effective_n_jobs,
     map_ranges,
+    one_blas_thread,
     thread_pool,
 )
 
@@ -59,6 +60,7 @@ class _BinaryRun(GibbsRun):
     n_eta: int = 0
     pg_states: np.ndarray = None
     eta_rng: np.random.Generator = None
+    weights_seed: int = 0  # of the refitted weights (prediction="refit")
 
 
 @dataclass
@@ -74,6 +76,7 @@ class _SoftmaxRun(GibbsRun):
     n_eta: int = 0
     pg_states: np.ndarray = None
     eta_rng: np.random.Generator = None
+    weights_seed: int = 0
 
 
 @dataclass
@@ -87,6 +90,30 @@ class _OneVsRestRun:
 
     def topic_share(self):
         return np.concatenate([run.topic_share() for run in self.runs])
+
+
+# prediction="refit": draws of the weights given the inferred topic frequencies,
+# the first WEIGHT_BURN_IN left out of their mean (the chain starts at the fit's
+# average weights). Ten times as many (3,000, the first 1,000 left out) changed
+# the predicted class of 0-0.65 % of the test documents of the multi-class
+# subsets (benchmarks/slda_20news.py --part prediction, section slda_prediction).
+N_WEIGHT_DRAWS = 300
+WEIGHT_BURN_IN = 100
+
+
+def _integer_seed(seed_sequence):
+    """A 64-bit integer from a SeedSequence (kept in a run: a SeedSequence's
+    ``spawn`` moves on with each call, an integer seeds the same streams each time)."""
+    return int(seed_sequence.generate_state(1, dtype=np.uint64)[0])
+
+
+def _mean_after_burn_in(draws):
+    """Mean of the draws after the first :data:`WEIGHT_BURN_IN`."""
+    total, n = 0.0, 0
+    for i, draw in enumerate(draws):
+        if i >= WEIGHT_BURN_IN:
+            total, n = total + draw, n + 1
+    return total / n
 
 
 class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
@@ -131,11 +158,11 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         Variance (nu^2) of the Gaussian prior on the classifier weights eta.
         The standard normal prior; the accuracy hardly depends on it. On
         three binary 20 Newsgroups pairs (K = 20, c = 25, two seeds each, the
-        other parameters at their defaults) the mean test accuracy was 0.8819
-        at 0.1, 0.8817 at 1 and 0.8844 at 10, mean changes well within the
-        spread of single fits (paired changes -0.0203 to +0.0206 at 0.1,
-        -0.0373 to +0.0283 at 10; the two seeds at the defaults differ by up
-        to 0.0228) (``benchmarks/defaults.py --part classifier_settings``,
+        other parameters at their defaults) the mean test accuracy was 0.8879
+        at 0.1, 0.8910 at 1 and 0.8894 at 10, mean changes well within the
+        spread of single fits (paired changes -0.0292 to +0.0142 at 0.1,
+        -0.0206 to +0.0180 at 10; the two seeds at the defaults differ by up
+        to 0.0190) (``benchmarks/defaults.py --part classifier_settings``,
         ``benchmarks/RESULTS.md``, section defaults_classifier_settings).
 
     multi_class : {"ovr", "multinomial"}, default="ovr"
@@ -156,7 +183,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         ``doc_topic_prior="auto"``, in 20 s against 137 s
         (``benchmarks/slda_20news.py``,
         ``benchmarks/RESULTS.md``, sections slda_subsets, slda_twenty and
-        slda_twenty_alpha_auto).
+        slda_twenty_alpha_auto; measured with ``prediction="average"``, the
+        default then: see ``prediction`` for the refit's effect by mode).
 
     doc_topic_prior : "auto" or float, default="auto"
         Symmetric Dirichlet prior (alpha) of the document-topic proportions;
@@ -172,18 +200,19 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         one-vs-rest (0.7905 ± 0.0017 against 0.8042 ± 0.0051). On
         three binary pairs at the defaults (K = 20, c = 25, two seeds)
         ``"auto"`` estimated alpha at 0.046-0.068 and reached a mean test
-        accuracy of 0.8817, against 0.8862 at alpha = 0.1, 0.9032 at 1 and
-        0.9060 at 5.6 (paired changes -0.0330 to +0.0228, -0.0088 to
-        +0.0425 and +0.0076 to +0.0502; +0.048 at 5.6 on
-        comp.sys.ibm.pc.hardware vs comp.sys.mac.hardware)
-        (``benchmarks/defaults.py --part classifier_settings``, with
-        ``--settings doc_topic_prior=0.1 doc_topic_prior=5.6`` for 0.1 and
-        5.6; sections defaults_classifier_settings and
+        accuracy of 0.8910, against 0.9051 at alpha = 1 (paired changes
+        -0.0113 to +0.0360; ``benchmarks/defaults.py --part
+        classifier_settings``, section defaults_classifier_settings). With
+        ``prediction="average"`` (the default until the refit) "auto" reached
+        0.8817, against 0.8862 at alpha = 0.1, 0.9032 at 1 and 0.9060 at 5.6
+        (paired changes -0.0330 to +0.0228, -0.0088 to +0.0425 and +0.0076
+        to +0.0502; ``--settings doc_topic_prior=0.1 doc_topic_prior=5.6``,
+        section
         defaults_classifier_settings_doc_topic_prior_0_1_doc_topic_prior_5_6).
-        Most of that gain is the prior of the new documents' topics in
+        Much of that gain is the prior of the new documents' topics in
         prediction: the fits at ``"auto"``, predicting with alpha = 1 / 5.6
-        in place of their estimate, reached 0.8938 / 0.8994
-        (``--settings doc_topic_prior=1.0``, section
+        in place of their estimate, reached 0.9013 / 0.9018 (refit weights;
+        0.8938 / 0.8994 with the average weights, section
         defaults_classifier_settings_doc_topic_prior_1_0). A fixed alpha of
         1 to 5.6 is worth trying for binary and one-vs-rest problems.
 
@@ -211,30 +240,50 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         the sweeps after a burn-in of half the chain. The accuracy does not
         depend on it: on three binary 20 Newsgroups pairs (K = 20, c = 25,
         two seeds, 1,000 sweeps) a burn-in of 250 gave a mean test accuracy
-        of 0.8804 against 0.8817 at 500 (paired change -0.0013, -0.0180 to
-        +0.0064; ``benchmarks/defaults.py --part classifier_settings``,
+        of 0.8925 against 0.8910 at 500 (paired change +0.0015, -0.0064 to
+        +0.0090; ``benchmarks/defaults.py --part classifier_settings``,
         section defaults_classifier_settings of ``benchmarks/RESULTS.md``).
 
     n_infer_iter : int, default=50
         Gibbs sweeps over a new document's topics (topics fixed) when
         predicting or transforming. A compromise of accuracy and time: on
         three binary 20 Newsgroups pairs (K = 20, c = 25, two seeds, the
-        models fitted at the defaults and predicted with each value, no
-        refit) the mean test accuracy was 0.8767 / 0.8776 / 0.8817 / 0.8846 /
-        0.8867 at 10 / 20 / 50 / 100 / 200 sweeps, in 0.15 / 0.27 / 0.60 /
-        1.17 / 2.38 s per predict of about 790 test documents (shared
-        machine): 200 sweeps gain 0.0051 on average (0 to +0.0114 per fit)
-        for four times the time
+        models fitted at the defaults and predicted with each value set
+        after the fit) the mean test accuracy was 0.8862 / 0.8868 / 0.8910 /
+        0.8930 / 0.8974 at 10 / 20 / 50 / 100 / 200 sweeps, in 0.09 / 0.22 /
+        0.49 / 0.90 / 1.73 s per predict of about 790 test documents (shared
+        machine): 200 sweeps gain 0.0064 on average (-0.0025 to +0.0114 per
+        fit) for four times the time
         (``benchmarks/defaults.py --part classifier_settings``, section
-        defaults_classifier_settings of ``benchmarks/RESULTS.md``).
+        defaults_classifier_settings of ``benchmarks/RESULTS.md``). With
+        ``prediction="refit"`` the fit also infers the training documents'
+        topics with these sweeps.
 
-    prediction : {"average", "last"}, default="average"
-        ``"last"``: the paper's rule, the last draw of eta and the new
-        documents' topic frequencies of the last inference sweep.
-        ``"average"``: eta averaged over its draws after the burn-in and the
-        topic frequencies over the second half of the inference sweeps
-        (better and more stable in our benchmarks, see
-        ``benchmarks/RESULTS.md``).
+    prediction : {"refit", "average", "last"}, default="refit"
+        The weights and topic frequencies that score a new document.
+        ``"last"``: the paper's rule, the last draw of eta and the topic
+        frequencies of the last inference sweep. ``"average"``: eta averaged
+        over its draws after the burn-in and the topic frequencies over the
+        second half of the inference sweeps. ``"refit"``: those topic
+        frequencies, and eta drawn again given the training documents' topic
+        frequencies inferred the same way, without their labels (user guide
+        :ref:`slda_refit`): the chain's draws of eta fit the training
+        documents' topics sampled with their labels, which a new document's
+        topics, inferred without one, do not share. The refit costs one
+        inference over the training documents and a short Gibbs chain of eta
+        (2.3-3.3 % of the fit at the defaults on 20 Newsgroups subsets of 3-6
+        classes). On six binary 20 Newsgroups pairs (K = 20, c = 25, five
+        seeds each, the other parameters at their defaults) it raised the
+        mean test accuracy from 0.8986 to 0.9031 on the same fits (every
+        pair, +0.0010 to +0.0103), on four other pairs from 0.8755 to 0.8818
+        (+0.0008 to +0.0139), and on a corpus drawn from the model from
+        0.5937 to 0.6957 (``benchmarks/defaults.py --part classifier``, with
+        and without ``--pairs``, sections defaults_classifier and
+        defaults_classifier_other_pairs of ``benchmarks/RESULTS.md``). On
+        four subsets of 3-6 classes (two seeds) one-vs-rest gained 0.0081 on
+        average (6 of 8 fits better) and the multinomial model nothing
+        (-0.0011, 3 of 8 better; ``benchmarks/slda_20news.py --part
+        prediction``, section slda_prediction).
 
     split_merge : bool, default=True
         Split-merge moves of the topics during the first half of the burn-in,
@@ -264,8 +313,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         :ref:`polyagamma`, section "The auto rule and its measurement",
         ``benchmarks/pg_samplers.py``). On the classifier at c = 25 (three
         binary 20 Newsgroups pairs, K = 20, two seeds) ``"exact"`` gave a
-        mean test accuracy of 0.8808 against 0.8817 for ``"auto"`` (paired
-        change -0.0008, -0.0190 to +0.0139, within the seed noise;
+        mean test accuracy of 0.8906 against 0.8910 for ``"auto"`` (paired
+        change -0.0004, -0.0253 to +0.0202, within the seed noise;
         ``benchmarks/defaults.py --part classifier_settings``, section
         defaults_classifier_settings of ``benchmarks/RESULTS.md``).
 
@@ -307,8 +356,10 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
 
     coef_ : ndarray of shape (n_models, n_components) or (n_classes, n_components)
         Classifier weights eta: of each binary model, or (multinomial) of
-        each class over the shared topics (the posterior mean of the draws
-        after the burn-in for ``prediction="average"``, else the last draw).
+        each class over the shared topics: refitted to the inferred topic
+        frequencies of the training documents (``prediction="refit"``), the
+        posterior mean of the chain's draws after the burn-in (``"average"``)
+        or its last draw (``"last"``).
 
     last_coef_ : ndarray of the shape of ``coef_``
         The last draw of the weights.
@@ -379,7 +430,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "burn_in": [Interval(Integral, 0, None, closed="left")],
         "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
-        "prediction": [StrOptions({"average", "last"})],
+        "prediction": [StrOptions({"refit", "average", "last"})],
         "split_merge": ["boolean"],
         "pg_method": [StrOptions(set(PG_METHODS))],
         "pg_terms": [Interval(Integral, 1, None, closed="left")],
@@ -401,7 +452,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         max_iter=1000,
         burn_in=500,
         n_infer_iter=50,
-        prediction="average",
+        prediction="refit",
         split_merge=True,
         pg_method="auto",
         pg_terms=8,
@@ -489,8 +540,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
 
     def _start_binary(self, X, doc_ptr, word_ids, y, seed):
         # The moves' stream is the fifth child: the first four are as before
-        # the moves existed (a chain without accepted moves is unchanged).
-        chain_seed, prior_seed, pg_seed, eta_seed, move_seed = seed.spawn(5)
+        # the moves existed (a chain without accepted moves is unchanged); the
+        # refitted weights' the sixth (the chain is the same for every prediction).
+        chain_seed, prior_seed, pg_seed, eta_seed, move_seed, weights_seed = seed.spawn(6)
         chain = TopicChain.random(doc_ptr, word_ids, self.n_components, X.shape[1], chain_seed)
         lengths = chain.doc_lengths
         n_docs = chain.n_docs
@@ -501,10 +553,11 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             response=BinaryResponse(np.zeros(self.n_components), np.empty(n_docs),
                                     np.empty(n_docs), np.empty(n_docs)),
             eta_sum=np.zeros(self.n_components), pg_states=make_streams(pg_seed, n_docs),
-            eta_rng=np.random.default_rng(eta_seed), split_merge=self._start_moves(move_seed))
+            eta_rng=np.random.default_rng(eta_seed), split_merge=self._start_moves(move_seed),
+            weights_seed=_integer_seed(weights_seed))
 
     def _start_softmax(self, X, doc_ptr, word_ids, labels, seed):
-        chain_seed, prior_seed, pg_seed, eta_seed, move_seed = seed.spawn(5)
+        chain_seed, prior_seed, pg_seed, eta_seed, move_seed, weights_seed = seed.spawn(6)
         chain = TopicChain.random(doc_ptr, word_ids, self.n_components, X.shape[1], chain_seed)
         lengths = chain.doc_lengths
         n_classes = len(self.classes_)
@@ -518,7 +571,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             response=SoftmaxResponse(eta, labels, float(self.c), inv_length,
                                      np.zeros((chain.n_docs, n_classes))),
             eta=eta, eta_sum=np.zeros_like(eta), pg_states=make_streams(pg_seed, chain.n_docs),
-            eta_rng=np.random.default_rng(eta_seed), split_merge=self._start_moves(move_seed))
+            eta_rng=np.random.default_rng(eta_seed), split_merge=self._start_moves(move_seed),
+            weights_seed=_integer_seed(weights_seed))
 
     def _divergence_setting(self):
         # The response term scales with c: an extreme c (1e300) overflows it
@@ -579,25 +633,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         :ref:`slda_multinomial`)."""
         chain = run.chain
         lengths = chain.doc_lengths
-        whom = f"{type(self).__name__}.fit"
         zbar = chain.tokens.doc_topic / np.maximum(lengths, 1)[:, None]
-        omega = zbar @ run.eta.T  # (D, C)
-        bounds = balanced_cuts(chain.tokens.doc_ptr, effective_n_jobs(self.n_jobs, chain.n_docs))
-        method = PG_METHODS[self.pg_method]
-        n_classes = run.eta.shape[0]
-        offset = np.empty(chain.n_docs)
-        lam = np.empty(chain.n_docs)
-        for j in range(n_classes):
-            # C_dj = log sum_{l != j} exp(omega_dl): softmax_j = expit(omega_dj - C_dj).
-            map_ranges(lambda lo, hi: draw_class_augmentation(
-                omega, j, lengths, self.c, method, self.pg_terms, run.pg_states, lo, hi,
-                offset, lam), bounds)
-            run.lam[:, j] = lam
-            eta_j = draw_eta(zbar, lam, run.kappa[:, j], self.prior_variance, run.eta_rng,
-                             offset)
-            check_finite(eta_j, whom, "the classifier weights", "c (smaller) or prior_variance")
-            run.eta[j] = eta_j
-            omega[:, j] = zbar @ eta_j
+        self._draw_class_weights(zbar, lengths, run.kappa, run.eta, run.pg_states, run.eta_rng,
+                                 run.lam)
         # The response's arrays are the run's: eta in place, the discriminant
         # sum_n eta_{l, z_dn} recomputed from the counts.
         np.matmul(chain.tokens.doc_topic, run.eta.T, out=run.response.discriminant)
@@ -607,6 +645,28 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         if run.iteration >= self.burn_in:
             run.eta_sum += run.eta
             run.n_eta += 1
+
+    def _draw_class_weights(self, zbar, lengths, kappa, eta, pg_states, rng, lam_out):
+        """Each class's weights ``eta`` (C, K) given the others, in place:
+        ``lambda_j`` (into ``lam_out[:, j]``), then ``eta_j``."""
+        # C_dj = log sum_{l != j} exp(omega_dl): softmax_j = expit(omega_dj - C_dj).
+        n_docs = zbar.shape[0]
+        omega = zbar @ eta.T  # (D, C)
+        bounds = balanced_cuts(np.concatenate(([0], np.cumsum(lengths))),
+                               effective_n_jobs(self.n_jobs, n_docs))
+        method = PG_METHODS[self.pg_method]
+        offset = np.empty(n_docs)
+        lam = np.empty(n_docs)
+        for j in range(eta.shape[0]):
+            map_ranges(lambda lo, hi: draw_class_augmentation(
+                omega, j, lengths, self.c, method, self.pg_terms, pg_states, lo, hi,
+                offset, lam), bounds)
+            lam_out[:, j] = lam
+            eta_j = draw_eta(zbar, lam, kappa[:, j], self.prior_variance, rng, offset)
+            check_finite(eta_j, f"{type(self).__name__}.fit", "the classifier weights",
+                         "c (smaller) or prior_variance")
+            eta[j] = eta_j
+            omega[:, j] = zbar @ eta_j
 
     def _log_likelihood(self, run):
         if isinstance(run, _SoftmaxRun):
@@ -624,13 +684,6 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         return total
 
     def _finish(self, run):
-        if isinstance(run, _SoftmaxRun):
-            self._finish_priors(run)
-            self.components_ = run.components(self.topic_word_prior_)
-            self.last_coef_ = run.eta.copy()
-            self.coef_ = (run.eta_sum / run.n_eta if self.prediction == "average" and run.n_eta
-                          else run.eta.copy())
-            return
         runs = run.runs if isinstance(run, _OneVsRestRun) else [run]
         priors = []
         for r in runs:
@@ -640,11 +693,76 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         self.doc_topic_prior_ = float(alphas[0]) if len(runs) == 1 else alphas
         self.topic_word_prior_ = float(betas[0]) if len(runs) == 1 else betas
         self.components_ = np.vstack([r.components(b) for r, b in zip(runs, betas)])
+        # (n_models, K) binary / one-vs-rest, (C, K) multinomial
         self.last_coef_ = np.vstack([r.eta for r in runs])
-        if self.prediction == "average":
-            self.coef_ = np.vstack([r.eta_sum / r.n_eta if r.n_eta else r.eta for r in runs])
-        else:
+        average = np.vstack([r.eta_sum / r.n_eta if r.n_eta else r.eta for r in runs])
+        if self.prediction == "last":
             self.coef_ = self.last_coef_.copy()
+        elif self.prediction == "average":
+            self.coef_ = average
+        else:
+            self.coef_ = self._refit_weights(runs, average)
+
+    def _refit_weights(self, runs, start):
+        """The weights refitted to the topic frequencies that prediction sees
+        (``prediction="refit"``, user guide :ref:`slda_refit`).
+
+        The training documents' topic frequencies are inferred as a new
+        document's are (topics fixed, labels unused, :meth:`decision_function`'s
+        inference); the weights' posterior given them and the labels is the
+        fit's Pólya-Gamma Gibbs update with those frequencies held fixed,
+        started at ``start`` (the weights' average over the fit); the mean of
+        its draws after :data:`WEIGHT_BURN_IN` is returned.
+        """
+        tokens = runs[0].chain.tokens
+        lengths = runs[0].chain.doc_lengths
+        results = self._posterior_per_model(tokens.doc_ptr, tokens.word_ids, 0)
+        # One-vs-rest: the models side by side on threads, as their chains.
+        n_threads = effective_n_jobs(self.n_jobs, len(runs))
+
+        def refit(m):
+            run, (counts, _) = runs[m], results[m]
+            zbar = counts / np.maximum(lengths, 1)[:, None]
+            pg_seed, eta_seed = np.random.SeedSequence(run.weights_seed).spawn(2)
+            streams = (make_streams(pg_seed, len(lengths)), np.random.default_rng(eta_seed))
+            if isinstance(run, _SoftmaxRun):
+                draws = self._class_weights_draws(zbar, lengths, run.kappa, start, *streams)
+            else:
+                draws = self._binary_weights_draws(zbar, lengths, run.kappa, start[m], *streams,
+                                                   n_jobs=self.n_jobs if n_threads == 1 else 1)
+            return _mean_after_burn_in(draws)
+
+        with one_blas_thread():  # small products, as in the sweeps (see _fit_counts)
+            if n_threads == 1:
+                return np.vstack([refit(m) for m in range(len(runs))])
+            return np.vstack(list(thread_pool(n_threads).map(refit, range(len(runs)))))
+
+    def _binary_weights_draws(self, zbar, lengths, kappa, eta, pg_states, rng, n_jobs):
+        """Draws of a binary model's weights given fixed topic frequencies
+        ``zbar``: ``lambda | eta`` (on ``n_jobs`` threads), then ``eta | lambda``."""
+        # draw_augmentation's omega is eta . counts / length: zbar over one "token".
+        has_tokens = np.minimum(lengths, 1)
+        bounds = balanced_cuts(np.concatenate(([0], np.cumsum(lengths))),
+                               effective_n_jobs(n_jobs, len(lengths)))
+        method = PG_METHODS[self.pg_method]
+        lam = np.empty(len(lengths))
+        for _ in range(N_WEIGHT_DRAWS):
+            map_ranges(lambda lo, hi: draw_augmentation(
+                zbar, has_tokens, eta, self.c, method, self.pg_terms, pg_states, lo, hi, lam),
+                bounds)
+            eta = draw_eta(zbar, lam, kappa, self.prior_variance, rng)
+            check_finite(eta, f"{type(self).__name__}.fit", "the classifier weights",
+                         "c (smaller) or prior_variance")
+            yield eta
+
+    def _class_weights_draws(self, zbar, lengths, kappa, eta, pg_states, rng):
+        """Draws of the multinomial model's weights (C, K) given fixed topic
+        frequencies ``zbar``."""
+        eta = eta.copy()
+        lam = np.empty((len(lengths), eta.shape[0]))
+        for _ in range(N_WEIGHT_DRAWS):
+            self._draw_class_weights(zbar, lengths, kappa, eta, pg_states, rng, lam)
+            yield eta.copy()
 
     # ------------------------------------------------------------- inference
     def _n_models(self):

@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy import stats
-from scipy.special import gammaln, logsumexp
+from scipy.optimize import minimize
+from scipy.special import gammaln, log_expit, logsumexp
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_pgtm import GibbsSLDAClassifier
+from sklearn_pgtm import GibbsSLDAClassifier, _slda
 from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._kernels._intrinsics import log_positive
 from sklearn_pgtm._kernels._random import make_streams
@@ -303,6 +304,109 @@ def test_binary_topic_conditional_exact_when_factorized_weights_underflow():
             (0, 1, 0, ALL_WORDS)), n_draws=5000)
         _assert_chi_square(counts, p)
     assert underflows == 2
+
+
+def _batch_means_se(draws, n_batches=10):
+    """Standard error of the mean of correlated draws (batch means)."""
+    batches = draws[:len(draws) // n_batches * n_batches].reshape(
+        (n_batches, -1) + draws.shape[1:]).mean(axis=1)
+    return batches.std(axis=0, ddof=1) / np.sqrt(n_batches)
+
+
+def _fixed_frequencies(n_docs, seed):
+    """Two-topic frequencies (p, 1 - p) of ``n_docs`` documents, the first empty."""
+    rng = np.random.RandomState(seed)
+    p = rng.uniform(0.0, 1.0, n_docs)
+    zbar = np.column_stack([p, 1.0 - p])
+    lengths = rng.randint(5, 50, n_docs)
+    zbar[0], lengths[0] = 0.0, 0
+    return rng, p, zbar, lengths
+
+
+def test_refit_draws_have_the_posterior_mean_of_the_weights(monkeypatch):
+    # prediction="refit", binary: the weights' chain given fixed topic
+    # frequencies against the posterior mean by quadrature on a grid (K = 2):
+    # prior N(0, nu^2 I), likelihood prod_d exp(c y_d w_d) / (1 + exp(w_d))^c;
+    # the empty document carries no information.
+    rng, p, zbar, lengths = _fixed_frequencies(30, seed=0)
+    y = (rng.uniform(size=30) < p).astype(float)
+    c, nu2 = 2.0, 1.0
+    grid = np.linspace(-8.0, 8.0, 801)
+    e1, e2 = np.meshgrid(grid, grid, indexing="ij")
+    omega = e1[..., None] * zbar[1:, 0] + e2[..., None] * zbar[1:, 1]
+    log_post = (-(e1 ** 2 + e2 ** 2) / (2 * nu2)
+                + (c * (y[1:] * omega + log_expit(-omega))).sum(axis=-1))
+    weight = np.exp(log_post - log_post.max())
+    weight /= weight.sum()
+    mean = np.array([(weight * e1).sum(), (weight * e2).sum()])
+
+    monkeypatch.setattr(_slda, "N_WEIGHT_DRAWS", 8000)
+    clf = GibbsSLDAClassifier(c=c, prior_variance=nu2)
+    kappa = np.where(lengths > 0, c * (y - 0.5), 0.0)
+    draws = np.array(list(clf._binary_weights_draws(
+        zbar, lengths, kappa, np.zeros(2), make_streams(1, 30), np.random.default_rng(2), 1)))
+    draws = draws[500:]
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < 4 * _batch_means_se(draws) + 1e-3)
+
+
+def test_refit_draws_of_the_multinomial_weights_have_the_posterior_mean(monkeypatch):
+    # prediction="refit", multinomial (C = 3, K = 2): the class-by-class chain
+    # given fixed topic frequencies against the posterior mean by importance
+    # sampling (multivariate t around the mode): prior N(0, nu^2 I) on each
+    # eta_j, likelihood prod_d softmax(eta zbar_d)_{y_d}^c.
+    from scipy.stats import multivariate_t
+
+    rng, p, zbar, lengths = _fixed_frequencies(40, seed=1)
+    y = np.where(p > 0.66, 0, np.where(p > 0.33, 1, 2))
+    noisy = rng.uniform(size=40) < 0.2
+    y[noisy] = rng.randint(0, 3, noisy.sum())
+    c, nu2, shape = 1.0, 1.0, (3, 2)
+
+    def log_post(eta):  # eta (..., C, K)
+        omega = np.einsum("...ck,dk->...dc", eta, zbar[1:])
+        picked = np.take_along_axis(omega, np.broadcast_to(
+            y[1:, None], omega.shape[:-1] + (1,)), axis=-1)[..., 0]
+        return (c * (picked - logsumexp(omega, axis=-1)).sum(axis=-1)
+                - (eta ** 2).sum(axis=(-1, -2)) / (2 * nu2))
+
+    mode = minimize(lambda e: -log_post(e.reshape(shape)), np.zeros(6))
+    proposal = multivariate_t(mode.x, 2.25 * mode.hess_inv, df=5, seed=0)
+    sample = proposal.rvs(size=200_000)
+    log_w = log_post(sample.reshape((-1,) + shape)) - proposal.logpdf(sample)
+    weight = np.exp(log_w - log_w.max())
+    mean = (weight[:, None] * sample).sum(axis=0).reshape(shape) / weight.sum()
+
+    monkeypatch.setattr(_slda, "N_WEIGHT_DRAWS", 4000)
+    clf = GibbsSLDAClassifier(c=c, prior_variance=nu2, multi_class="multinomial")
+    one_hot = y[:, None] == np.arange(3)
+    kappa = np.where(lengths[:, None] > 0, c * (one_hot - 0.5), 0.0)
+    draws = np.array(list(clf._class_weights_draws(
+        zbar, lengths, kappa, np.zeros(shape), make_streams(1, 40), np.random.default_rng(2))))
+    draws = draws[500:]
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < 4 * _batch_means_se(draws) + 1e-3)
+
+
+@pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
+def test_prediction_changes_the_weights_and_nothing_else(multi_class):
+    # The chain is the same whatever the prediction: the refit draws from its
+    # own stream after it; "average" is the mean of the draws after the
+    # burn-in; the refit is reproducible.
+    X, y = make_three_class()
+    params = dict(n_components=3, c=4.0, max_iter=12, burn_in=4, random_state=0,
+                  multi_class=multi_class)
+    fits = {prediction: GibbsSLDAClassifier(prediction=prediction, **params).fit(X, y)
+            for prediction in ("refit", "average", "last")}
+    refit = fits["refit"]
+    for other in (fits["average"], fits["last"]):
+        np.testing.assert_array_equal(other.components_, refit.components_)
+        np.testing.assert_array_equal(other.last_coef_, refit.last_coef_)
+        np.testing.assert_array_equal(other.trace_.coef, refit.trace_.coef)
+    np.testing.assert_allclose(fits["average"].coef_, refit.trace_.coef[4:].mean(axis=0))
+    np.testing.assert_array_equal(fits["last"].coef_, refit.last_coef_)
+    assert not np.allclose(refit.coef_, fits["average"].coef_)
+    again = GibbsSLDAClassifier(**params).fit(X, y)
+    np.testing.assert_array_equal(again.coef_, refit.coef_)
+    assert refit.score(X, y) > 0.9
 
 
 # ---------------------------------------------------------------- behaviour
