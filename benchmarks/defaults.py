@@ -653,8 +653,10 @@ def classifiers(K, c, seed):
 
     sweeps = GibbsSLDAClassifier().max_iter
     return [
+        # warm_start keeps the chain for the paired row of inferred_topics_accuracy;
+        # one fit with it is the fit without it.
         (f"GibbsSLDAClassifier (K={K}, c={c})",
-         lambda: GibbsSLDAClassifier(n_components=K, c=c, random_state=seed)),
+         lambda: GibbsSLDAClassifier(n_components=K, c=c, random_state=seed, warm_start=True)),
         (f"tomotopy SLDAModel (K={K}, glm weight {c}, {sweeps} it)",
          lambda: TomotopySLDA(K, c, sweeps, seed)),
         (f"LatentDirichletAllocation (K={K}) + LinearSVC",
@@ -771,11 +773,16 @@ def run_classifiers(quick, K=20, c=25, pairs=None):
                 accuracies.setdefault(model_name, []).append(
                     float(np.mean(model.predict(X_test) == y_test)))
                 if model_name.startswith("GibbsSLDA"):
-                    # The former default on the same fit: only the weights differ.
-                    average = f"{model_name}, prediction='average' (same fits)"
-                    accuracies.setdefault(average, []).append(
-                        average_weights_accuracy(model, X_test, y_test))
-                    seconds.setdefault(average, []).append(seconds[model_name][-1])
+                    # The former defaults on the same fit: only the weights and the
+                    # topic frequencies they score differ.
+                    for former, accuracy in (
+                            ("prediction_topics='inferred'", inferred_topics_accuracy),
+                            ("prediction='average', prediction_topics='inferred'",
+                             average_weights_accuracy)):
+                        row = f"{model_name}, {former} (same fits)"
+                        accuracies.setdefault(row, []).append(accuracy(model, X_test, y_test))
+                        seconds.setdefault(row, []).append(seconds[model_name][-1])
+                    del model._run  # the kept chain
         per_task[name] = {}
         for model_name, values in accuracies.items():
             per_task[name][model_name] = float(np.mean(values))
@@ -789,14 +796,37 @@ def run_classifiers(quick, K=20, c=25, pairs=None):
 
 def average_weights_accuracy(clf, X_test, y_test):
     """Test accuracy of a fitted classifier (``prediction="refit"``) predicting
-    with ``prediction="average"``'s weights instead, the mean of the chain's
-    draws after the burn-in (from ``trace_``); ``clf`` is left as it came."""
-    refit = clf.coef_
+    as the default before the refit did (``prediction="average"``,
+    ``prediction_topics="inferred"``): the mean of the chain's draws of the
+    weights after the burn-in (from ``trace_``) scoring the test documents'
+    inferred topic frequencies; ``clf`` is left as it came."""
+    refit, topics = clf.coef_, clf.prediction_topics
     clf.coef_ = clf.trace_.coef[clf.burn_in:].mean(axis=0)
+    clf.set_params(prediction_topics="inferred")
     try:
         return float(np.mean(clf.predict(X_test) == y_test))
     finally:
         clf.coef_ = refit
+        clf.set_params(prediction_topics=topics)
+
+
+def inferred_topics_accuracy(clf, X_test, y_test):
+    """Test accuracy of a classifier fitted at the defaults with
+    ``warm_start=True`` (which keeps its chain) predicting with
+    ``prediction_topics="inferred"`` instead: the weights refitted to the
+    training documents' inferred topic frequencies (the fit's refit seeds),
+    scoring the test documents' inferred ones; ``clf`` is left as it came."""
+    run = clf._run
+    runs = run.runs if hasattr(run, "runs") else [run]
+    start = np.vstack([r.eta_sum / r.n_eta if r.n_eta else r.eta for r in runs])
+    expected, topics = clf.coef_, clf.prediction_topics
+    clf.set_params(prediction_topics="inferred")
+    try:
+        clf.coef_ = clf._refit_weights(runs, start)
+        return float(np.mean(clf.predict(X_test) == y_test))
+    finally:
+        clf.coef_ = expected
+        clf.set_params(prediction_topics=topics)
 
 
 def classifier_verdicts(per_task):
@@ -842,6 +872,7 @@ SETTINGS = [
 MORE_SETTINGS = [
     ("doc_topic_prior=0.1", {"doc_topic_prior": 0.1}),
     ("doc_topic_prior=5.6", {"doc_topic_prior": 5.6}),
+    ("prediction_topics='inferred'", {"prediction_topics": "inferred"}),
 ]
 # Sweeps of prediction, on the fits at the defaults (set_params, no refit).
 INFER_ITERS = (10, 20, 50, 100, 200)
@@ -883,10 +914,33 @@ def settings_body(K, c, pairs, results, infer, alphas, done, n_settings, t_start
                                          round(float(np.mean(secs)), 1)])
     seed_gap = [abs(results["defaults"][(p, 0)][0] - results["defaults"][(p, 1)][0])
                 for p in pairs]
-    iter_rows = infer_rows(infer, cells, len(pairs), [("n", n) for n in INFER_ITERS],
-                           ("n", default.n_infer_iter))
-    alpha_rows = infer_rows(infer, cells, len(pairs), [("alpha", a) for a in INFER_ALPHAS],
-                            ("alpha", "estimated"))
+    if infer:
+        iter_rows = infer_rows(infer, cells, len(pairs), [("n", n) for n in INFER_ITERS],
+                               ("n", default.n_infer_iter))
+        alpha_rows = infer_rows(infer, cells, len(pairs), [("alpha", a) for a in INFER_ALPHAS],
+                                ("alpha", "estimated"))
+        inference = [
+            f"`n_infer_iter` (prediction sweeps over a new document's topics; topic "
+            "frequencies averaged over the second half) on the fits at the defaults, set with "
+            "set_params (no refit; the inference seed is the same for every value); seconds "
+            "per predict of the test documents:", "",
+            markdown_table(["n_infer_iter"] + short + ["mean", "change from the default (mean)",
+                                                       "change (min / max)", "predict s"],
+                           iter_rows), "",
+            "The prior of a new document's topics in prediction alone: on the same fits, "
+            "`doc_topic_prior_` (the alpha of prediction) replaced by a fixed value for "
+            "predict only (the topics and weights are the fits' own; a diagnosis of where the "
+            "accuracy of a fixed doc_topic_prior comes from, not an option of the "
+            "estimator):", "",
+            markdown_table(["alpha in prediction"] + short
+                           + ["mean", "change from the estimated (mean)", "change (min / max)",
+                              "predict s"], alpha_rows), ""]
+    else:
+        inference = [
+            f"Prediction at the default prediction_topics={default.prediction_topics!r} "
+            "infers no topics: neither `n_infer_iter` nor the prior of a new document's "
+            "topics changes it (the tables of those in earlier runs measured "
+            "prediction_topics='inferred').", ""]
     short = [" vs ".join(p) for p in pairs]
     sizes = [f"{' vs '.join(p)}: {n_train} train / {n_test} test documents"
              for p, (n_train, n_test) in zip(pairs, results["_sizes"])]
@@ -897,7 +951,8 @@ def settings_body(K, c, pairs, results, infer, alphas, done, n_settings, t_start
         f"(max_iter={default.max_iter}, burn_in={default.burn_in}, "
         f"prior_variance={default.prior_variance}, doc_topic_prior="
         f"{default.doc_topic_prior!r}, n_infer_iter={default.n_infer_iter}, "
-        f"pg_method={default.pg_method!r}) but the one named, on three binary 20 Newsgroups "
+        f"pg_method={default.pg_method!r}, prediction_topics={default.prediction_topics!r}) "
+        "but the one named, on three binary 20 Newsgroups "
         "pairs (bydate train / test, as part classifier), random_state "
         f"{', '.join(map(str, SETTINGS_SEEDS))}: one fit per setting, pair and seed. Test "
         "accuracy, mean over the two seeds of each pair and over all six fits; the change "
@@ -910,20 +965,7 @@ def settings_body(K, c, pairs, results, infer, alphas, done, n_settings, t_start
         + ", ".join(f"{g:.4f}" for g in seed_gap) + " (pairs in the order above). "
         "doc_topic_prior_ estimated at the defaults (\"auto\"): "
         + ", ".join(f"{a:.3f}" for a in alphas) + " (pairs and seeds in order).", "",
-        f"`n_infer_iter` (prediction sweeps over a new document's topics; topic frequencies "
-        "averaged over the second half) on the fits at the defaults, set with set_params "
-        "(no refit; the inference seed is the same for every value); seconds per predict "
-        "of the test documents:", "",
-        markdown_table(["n_infer_iter"] + short + ["mean", "change from the default (mean)",
-                                                   "change (min / max)", "predict s"],
-                       iter_rows), "",
-        "The prior of a new document's topics in prediction alone: on the same fits, "
-        "`doc_topic_prior_` (the alpha of prediction) replaced by a fixed value for predict "
-        "only (the topics and weights are the fits' own; a diagnosis of where the accuracy "
-        "of a fixed doc_topic_prior comes from, not an option of the estimator):", "",
-        markdown_table(["alpha in prediction"] + short
-                       + ["mean", "change from the estimated (mean)", "change (min / max)",
-                          "predict s"], alpha_rows), "",
+        *inference,
         f"Run time {time.perf_counter() - t_start:.0f} s. {load_note()}",
     ])
 
@@ -964,7 +1006,8 @@ def run_classifier_settings(K=20, c=25, names=None):
                       "n_infer_iter, pg_method, doc_topic_prior and burn_in")
     if names:
         settings = [SETTINGS[0]] + [s for s in SETTINGS[1:] + MORE_SETTINGS if s[0] in names]
-        section += "_" + re.sub(r"\W+", "_", "_".join(n for n, _ in settings[1:])).lower()
+        names_key = re.sub(r"\W+", "_", "_".join(n for n, _ in settings[1:]))
+        section += "_" + names_key.lower().strip("_")
         title = "The classifier's settings: " + ", ".join(n for n, _ in settings[1:])
     for name, params in settings:
         results[name] = {}
@@ -981,6 +1024,7 @@ def run_classifier_settings(K=20, c=25, names=None):
                       f"({seconds:.0f} s)", flush=True)
                 if name == "defaults":
                     alphas.append(clf.doc_topic_prior_)
+                if name == "defaults" and clf.prediction_topics == "inferred":
                     infer[(pair, seed)] = predictions(clf, d["X_test"], d["y_test"])
                     print("  prediction", {k: v[0] for k, v in infer[(pair, seed)].items()},
                           flush=True)
@@ -1053,9 +1097,15 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
                 + "next to tomotopy SLDAModel and LatentDirichletAllocation + LinearSVC at "
                 f"their defaults. Test accuracy, mean and sd over {n_seeds} seeds "
                 f"({', '.join(map(str, CLASSIFIER_SEEDS[:n_seeds]))}) of each model; fit "
-                "seconds, mean; loaded machine. The row prediction='average' is the same "
-                "fits predicting with the weights' average over the chain (the default "
-                "before prediction='refit'; paired: only the weights differ).", "",
+                "seconds, mean; loaded machine. The rows prediction_topics='inferred' and "
+                "prediction='average', prediction_topics='inferred' are the same fits "
+                "predicting as the two former defaults did (paired: only the weights and "
+                "the topic frequencies they score differ): the weights refitted to the "
+                "training documents' topic frequencies inferred by Gibbs sweeps (the "
+                "default before prediction_topics='expected'), and the weights' average over "
+                "the chain scoring the inferred frequencies (the default before "
+                "prediction='refit'). The classifier is fitted with warm_start=True, which "
+                "only keeps the chain for those rows.", "",
                 markdown_table(["task", "model", "accuracy (mean)", "sd", "fit s"], c_rows),
                 "", "Targets (issue 12), on the 20 Newsgroups pairs:", ""] + verdicts
         write_section("defaults_classifier" + ("" if pairs is None else "_other_pairs"),

@@ -15,14 +15,15 @@
   estimator's default ``doc_topic_prior="auto"`` with ``--twenty-alpha auto``
   (its own section, slda_twenty_alpha_auto).
 - Binary task alt.atheism vs talk.religion.misc, K = 20, c = 25, 3 seeds:
-  our model (prediction from the averaged and from the last posterior
-  sample), tomotopy's SLDAModel (binary response), LDA + logistic
-  regression, logistic regression on raw counts; training throughput
+  our model (four rules of prediction on the same fits), tomotopy's
+  SLDAModel (binary response), LDA + logistic regression, logistic
+  regression on raw counts; training throughput
   (token-sweeps per second, one thread) as a ratio to tomotopy's.
 - Prediction (``--part prediction``): the multi-class subsets at the
   defaults (150 training documents per class, K = 20, c = 16, seeds 0, 1),
-  both modes: the refitted weights (``prediction="refit"``, the default)
-  against their average over the chain, on the same fits.
+  both modes: the expected topic frequencies (``prediction_topics="expected"``,
+  the default) against the inferred ones, and the weights' average over the
+  chain, on the same fits.
 
 Only the package's public API is used. Timings are wall-clock on whatever
 machine runs it (the RESULTS.md figures: a 2-core machine, often shared).
@@ -43,7 +44,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _corpora import twenty_news  # noqa: E402
 from _results import load_note, markdown_table, write_section  # noqa: E402
-from defaults import average_weights_accuracy  # noqa: E402
+from defaults import average_weights_accuracy, inferred_topics_accuracy  # noqa: E402
 
 BINARY = ["alt.atheism", "talk.religion.misc"]
 SUBSETS = {
@@ -79,9 +80,11 @@ def ours(X_train, y_train, X_test, y_test, K, c, max_iter, seed, n_jobs=1, alpha
     # The protocol of the section (measured before the defaults became
     # 1,000 sweeps with a burn-in of 500 and split-merge moves): burn-in 50,
     # no moves.
+    # warm_start keeps the chain for inferred_topics_accuracy (one fit with it
+    # is the fit without it).
     clf = GibbsSLDAClassifier(n_components=K, c=c, max_iter=max_iter, burn_in=50,
                               split_merge=False, doc_topic_prior=alpha,
-                              random_state=seed, n_jobs=n_jobs)
+                              random_state=seed, n_jobs=n_jobs, warm_start=True)
     t0 = time.perf_counter()
     clf.fit(X_train, y_train)
     out["fit_seconds"] = time.perf_counter() - t0
@@ -89,11 +92,14 @@ def ours(X_train, y_train, X_test, y_test, K, c, max_iter, seed, n_jobs=1, alpha
     out["refit"] = np.mean(predicted == y_test)
     # Reproducibility: repeated predict is identical.
     assert np.array_equal(predicted, clf.predict(X_test))
-    # The same chain's average weights (prediction="average").
+    # The same chain's weights refitted to the inferred topic frequencies, and
+    # their average over the chain scoring those.
+    out["refit_inferred"] = inferred_topics_accuracy(clf, X_test, y_test)
     out["average"] = average_weights_accuracy(clf, X_test, y_test)
     # The paper's rule on the same chain: the last draw of eta and the last
-    # inference sweep (what prediction="last" fits give).
-    clf.set_params(prediction="last")
+    # inference sweep (what prediction="last", prediction_topics="inferred"
+    # fits give).
+    clf.set_params(prediction="last", prediction_topics="inferred")
     clf.coef_ = clf.last_coef_
     out["last"] = np.mean(clf.predict(X_test) == y_test)
     return out
@@ -161,17 +167,20 @@ def binary(quick=False):
     seeds = [0] if quick else [0, 1, 2]
     max_iter = 20 if quick else 100
     X_train, y_train, X_test, y_test, vocab, _ = load(BINARY)
-    acc = {"refit": [], "average": [], "last": [], "tomotopy": [], "lda_lr": []}
+    acc = {"refit": [], "refit_inferred": [], "average": [], "last": [], "tomotopy": [],
+           "lda_lr": []}
     for seed in seeds:
         r = ours(X_train, y_train, X_test, y_test, 20, 25.0, max_iter, seed)
         acc["refit"].append(r["refit"])
+        acc["refit_inferred"].append(r["refit_inferred"])
         acc["average"].append(r["average"])
         acc["last"].append(r["last"])
         tp_acc, _, _ = tomotopy_slda(X_train, y_train, X_test, y_test, vocab, 20, 25, max_iter,
                                      seed)
         acc["tomotopy"].append(tp_acc)
         acc["lda_lr"].append(lda_logreg(X_train, y_train, X_test, y_test, 20, seed))
-        print(f"seed {seed}: ours refit {r['refit']:.4f} avg {r['average']:.4f} "
+        print(f"seed {seed}: ours refit {r['refit']:.4f} inferred {r['refit_inferred']:.4f} "
+              f"avg {r['average']:.4f} "
               f"last {r['last']:.4f} "
               f"tomotopy {tp_acc:.4f} lda+lr {acc['lda_lr'][-1]:.4f} "
               f"(fit {r['fit_seconds']:.1f}s)", flush=True)
@@ -181,9 +190,14 @@ def binary(quick=False):
         return f"{np.mean(v):.4f} ± {np.std(v):.4f}"
 
     rows = [
-        ["GibbsSLDAClassifier (K=20, c=25), prediction='refit'", mean_sd(acc["refit"])],
-        ["GibbsSLDAClassifier (K=20, c=25), prediction='average'", mean_sd(acc["average"])],
-        ["GibbsSLDAClassifier (K=20, c=25), prediction='last'", mean_sd(acc["last"])],
+        ["GibbsSLDAClassifier (K=20, c=25), prediction='refit', prediction_topics='expected'",
+         mean_sd(acc["refit"])],
+        ["GibbsSLDAClassifier (K=20, c=25), prediction='refit', prediction_topics='inferred'",
+         mean_sd(acc["refit_inferred"])],
+        ["GibbsSLDAClassifier (K=20, c=25), prediction='average', "
+         "prediction_topics='inferred'", mean_sd(acc["average"])],
+        ["GibbsSLDAClassifier (K=20, c=25), prediction='last', prediction_topics='inferred'",
+         mean_sd(acc["last"])],
         ["tomotopy SLDAModel (K=20, binary response, glm weight 25)", mean_sd(acc["tomotopy"])],
         ["LatentDirichletAllocation (K=20) + LogisticRegression", mean_sd(acc["lda_lr"])],
         ["LogisticRegression on raw counts", f"{lr:.4f}"],
@@ -191,8 +205,10 @@ def binary(quick=False):
     body = (
         f"Binary task {BINARY[0]} vs {BINARY[1]}: {X_train.shape[0]} train / "
         f"{X_test.shape[0]} test documents, {X_train.shape[1]} words, "
-        f"{max_iter} training sweeps, mean ± sd over seeds {seeds}; the three rules of "
-        "prediction on the same fits. Target: >= 0.81.\n\n"
+        f"{max_iter} training sweeps, mean ± sd over seeds {seeds}; four rules of "
+        "prediction on the same fits (the weights refitted to the expected or the "
+        "inferred topic frequencies, the weights' average or last draw scoring the "
+        "inferred ones). Target: >= 0.81.\n\n"
         + markdown_table(["model", "test accuracy"], rows)
     )
     rounds = 1 if quick else 3
@@ -200,7 +216,7 @@ def binary(quick=False):
     body += (
         f"\n\nTraining throughput, one thread, K = 20 (token-sweeps per second, whole "
         f"fits of {20 if quick else 100} sweeps with prediction='average', the chain "
-        "alone: the refit of prediction='refit' after it, 2.3-3.3 % of a fit at the "
+        "alone: the refit of prediction='refit' after it, 0.5-2.0 % of a fit at the "
         f"defaults (section slda_prediction), is not a sweep; median of {rounds} "
         "alternating fits of each; loaded machine):\n\n"
         + markdown_table(["GibbsSLDAClassifier", "tomotopy SLDAModel", "ratio"],
@@ -300,9 +316,10 @@ def subsets(quick=False, c=16.0, n_topics=20, cap=None, max_iter=None):
 
 def prediction(quick=False, c=16.0, n_topics=20, cap=150, seeds=(0, 1)):
     """Multi-class subsets, both modes at the defaults but K, c and at most
-    ``cap`` training documents per class: the test accuracy of
-    ``prediction="refit"`` (the default) and, on the same fits, of the
-    weights' average over the chain (``prediction="average"``)."""
+    ``cap`` training documents per class: the test accuracy of the defaults
+    (``prediction="refit"``, ``prediction_topics="expected"``) and, on the
+    same fits, of ``prediction_topics="inferred"`` and of the weights'
+    average over the chain scoring the inferred frequencies."""
     from sklearn_pgtm import GibbsSLDAClassifier
 
     t_start = time.perf_counter()
@@ -314,23 +331,25 @@ def prediction(quick=False, c=16.0, n_topics=20, cap=150, seeds=(0, 1)):
         X_train, y_train, X_test, y_test, _, _ = load(SUBSETS[name], cap)
         cells = []
         for mode in ("multinomial", "ovr"):
-            refit, average, shares, changed = [], [], [], []
+            refit, inferred, average, shares, changed = [], [], [], [], []
             for seed in seeds:
                 # warm_start keeps the chain, so that the refit alone can be timed again.
                 clf, fit_seconds = fit_timed(GibbsSLDAClassifier(
                     n_topics, c=c, multi_class=mode, random_state=seed, n_jobs=1,
                     warm_start=True, **sweeps), X_train, y_train)
                 refit.append(clf.score(X_test, y_test))
+                inferred.append(inferred_topics_accuracy(clf, X_test, y_test))
                 average.append(average_weights_accuracy(clf, X_test, y_test))
                 seconds, change = refit_again(clf, X_test)
                 shares.append(seconds / fit_seconds)
                 changed.append(change)
-                print(name, mode, seed, refit[-1], average[-1], round(fit_seconds, 1),
+                print(name, mode, seed, refit[-1], inferred[-1], average[-1],
+                      round(fit_seconds, 1),
                       f"refit {shares[-1]:.1%} of the fit, {change:.2%} changed", flush=True)
-            changes[mode] += list(np.subtract(refit, average))
-            cells += [f"{np.mean(refit):.4f}", f"{np.mean(average):.4f}",
-                      f"{np.mean(refit) - np.mean(average):+.4f}", f"{np.mean(shares):.1%}",
-                      f"{np.mean(changed):.2%}"]
+            changes[mode] += list(np.subtract(refit, inferred))
+            cells += [f"{np.mean(refit):.4f}", f"{np.mean(inferred):.4f}",
+                      f"{np.mean(refit) - np.mean(inferred):+.4f}", f"{np.mean(average):.4f}",
+                      f"{np.mean(shares):.1%}", f"{np.mean(changed):.2%}"]
         rows.append([f"{name}: {X_train.shape[0]} / {X_test.shape[0]} docs"] + cells)
     summary = [f"- {mode}: mean change {np.mean(v):+.4f} over {len(v)} fits, "
                f"{np.sum(np.array(v) > 0)} better / {np.sum(np.array(v) < 0)} worse"
@@ -340,25 +359,30 @@ def prediction(quick=False, c=16.0, n_topics=20, cap=150, seeds=(0, 1)):
         "documents per class, "
         + ("max_iter=30, burn_in=15, " if quick else "")
         + "the other parameters at their defaults, one thread, random_state "
-        f"{', '.join(map(str, seeds))}: test accuracy (mean over the seeds) of the default "
-        "prediction='refit' (the weights refitted to the training documents' topic "
-        "frequencies inferred as a new document's) and, on the same fits, of "
-        "prediction='average' (the weights' average over the chain, from trace_). The "
-        "refit's share of the fit: seconds of the refit step alone (inference over the "
-        "training documents and the weights' Gibbs chain, timed again on the kept chain) "
-        "over the whole fit's; changed at 10x draws: the share of the test documents "
-        "whose predicted class changes when the weights' chain of the refit is ten times "
-        "longer (3,000 draws, the first 1,000 left out; the default 300 and 100).\n\n"
-        + markdown_table(["subset: train / test", "multinomial: refit", "average", "change",
-                          "refit's share of the fit", "changed at 10x draws",
-                          "one-vs-rest: refit", "average", "change", "refit's share of the fit",
+        f"{', '.join(map(str, seeds))}: test accuracy (mean over the seeds) of the "
+        "defaults (prediction='refit', prediction_topics='expected': the weights refitted "
+        "to the training documents' expected topic frequencies, each token's topic "
+        "probabilities given its word alone) and, on the same fits, of "
+        "prediction_topics='inferred' (the weights refitted to the topic frequencies "
+        "inferred by Gibbs sweeps, as a new document's; the default before 'expected') and "
+        "of prediction='average' with the inferred frequencies (the weights' average over "
+        "the chain, from trace_; the default before the refit). The refit's share of the "
+        "fit: seconds of the refit step alone at the defaults (the training documents' "
+        "frequencies and the weights' Gibbs chain, timed again on the kept chain) over the "
+        "whole fit's; changed at 10x draws: the share of the test documents whose "
+        "predicted class changes when the weights' chain of the refit is ten times longer "
+        "(3,000 draws, the first 1,000 left out; the default 300 and 100).\n\n"
+        + markdown_table(["subset: train / test", "multinomial: expected", "inferred",
+                          "change", "average (inferred)", "refit's share of the fit",
+                          "changed at 10x draws", "one-vs-rest: expected", "inferred",
+                          "change", "average (inferred)", "refit's share of the fit",
                           "changed at 10x draws"], rows)
-        + "\n\nPaired changes (refit - average), per fit:\n\n" + "\n".join(summary)
+        + "\n\nPaired changes (expected - inferred), per fit:\n\n" + "\n".join(summary)
         + f"\n\nRun time {time.perf_counter() - t_start:.0f} s. {load_note()}"
     )
     print(body, flush=True)
-    write_section("slda_prediction", "GibbsSLDAClassifier: refitted against averaged "
-                  "weights on multi-class subsets", body)
+    write_section("slda_prediction", "GibbsSLDAClassifier: expected against inferred "
+                  "topic frequencies on multi-class subsets", body)
     return {f"prediction: mean change {mode}": round(float(np.mean(v)), 4)
             for mode, v in changes.items()}
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import log_expit, logsumexp
 from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.preprocessing import LabelEncoder
@@ -92,11 +93,12 @@ class _OneVsRestRun:
         return np.concatenate([run.topic_share() for run in self.runs])
 
 
-# prediction="refit": draws of the weights given the inferred topic frequencies,
-# the first WEIGHT_BURN_IN left out of their mean (the chain starts at the fit's
-# average weights). Ten times as many (3,000, the first 1,000 left out) changed
-# the predicted class of 0-0.65 % of the test documents of the multi-class
-# subsets (benchmarks/slda_20news.py --part prediction, section slda_prediction).
+# prediction="refit": draws of the weights given the training documents' topic
+# frequencies, the first WEIGHT_BURN_IN left out of their mean (the chain starts
+# at the fit's average weights). Ten times as many (3,000, the first 1,000 left
+# out) changed the predicted class of 0.06-0.36 % of the test documents of the
+# multi-class subsets (means per subset; 0-0.65 % with the inferred frequencies)
+# (benchmarks/slda_20news.py --part prediction, section slda_prediction).
 N_WEIGHT_DRAWS = 300
 WEIGHT_BURN_IN = 100
 
@@ -158,7 +160,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         Variance (nu^2) of the Gaussian prior on the classifier weights eta.
         The standard normal prior; the accuracy hardly depends on it. On
         three binary 20 Newsgroups pairs (K = 20, c = 25, two seeds each, the
-        other parameters at their defaults) the mean test accuracy was 0.8879
+        other parameters at their defaults, with ``prediction_topics="inferred"``,
+        the default then) the mean test accuracy was 0.8879
         at 0.1, 0.8910 at 1 and 0.8894 at 10, mean changes well within the
         spread of single fits (paired changes -0.0292 to +0.0142 at 0.1,
         -0.0206 to +0.0180 at 10; the two seeds at the defaults differ by up
@@ -197,24 +200,24 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         slda_twenty_alpha_auto and slda_twenty of ``benchmarks/RESULTS.md``)
         it was the better for ``multi_class="multinomial"`` (0.8011 ± 0.0036
         against 0.7940 ± 0.0012 over three seeds) and the worse for
-        one-vs-rest (0.7905 ± 0.0017 against 0.8042 ± 0.0051). On
-        three binary pairs at the defaults (K = 20, c = 25, two seeds)
-        ``"auto"`` estimated alpha at 0.046-0.068 and reached a mean test
-        accuracy of 0.8910, against 0.9051 at alpha = 1 (paired changes
-        -0.0113 to +0.0360; ``benchmarks/defaults.py --part
-        classifier_settings``, section defaults_classifier_settings). With
-        ``prediction="average"`` (the default until the refit) "auto" reached
-        0.8817, against 0.8862 at alpha = 0.1, 0.9032 at 1 and 0.9060 at 5.6
-        (paired changes -0.0330 to +0.0228, -0.0088 to +0.0425 and +0.0076
-        to +0.0502; ``--settings doc_topic_prior=0.1 doc_topic_prior=5.6``,
+        one-vs-rest (0.7905 ± 0.0017 against 0.8042 ± 0.0051), measured
+        with the former ``prediction="average"``. On three binary pairs at
+        the defaults (K = 20, c = 25, two seeds) ``"auto"`` estimated alpha
+        at 0.046-0.068 and reached a mean test accuracy of 0.9113, against
+        0.9126 at alpha = 1 (paired changes -0.0114 to +0.0151, within the
+        seed noise; ``benchmarks/defaults.py --part classifier_settings
+        --settings doc_topic_prior=1.0 "prediction_topics='inferred'"``,
         section
-        defaults_classifier_settings_doc_topic_prior_0_1_doc_topic_prior_5_6).
-        Much of that gain is the prior of the new documents' topics in
-        prediction: the fits at ``"auto"``, predicting with alpha = 1 / 5.6
-        in place of their estimate, reached 0.9013 / 0.9018 (refit weights;
-        0.8938 / 0.8994 with the average weights, section
-        defaults_classifier_settings_doc_topic_prior_1_0). A fixed alpha of
-        1 to 5.6 is worth trying for binary and one-vs-rest problems.
+        defaults_classifier_settings_doc_topic_prior_1_0_prediction_topics_inferred).
+        With ``prediction_topics="inferred"`` a fixed alpha gains: 0.8910
+        against 0.9051 at alpha = 1 (section defaults_classifier_settings),
+        and with ``prediction="average"`` too 0.8817 against 0.8862 / 0.9032
+        / 0.9060 at alpha = 0.1 / 1 / 5.6 (``--settings doc_topic_prior=0.1
+        doc_topic_prior=5.6``, section
+        defaults_classifier_settings_doc_topic_prior_0_1_doc_topic_prior_5_6),
+        most of it through the prior of the new documents' inference
+        (section defaults_classifier_settings_doc_topic_prior_1_0), which the
+        expected topic frequencies do not use.
 
     topic_word_prior : "auto" or float, default="auto"
         Symmetric Dirichlet prior (beta) of the topic-word distributions;
@@ -239,40 +242,47 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         as in :class:`GibbsLDA`: the R-hat figures of ``max_iter`` are those of
         the sweeps after a burn-in of half the chain. The accuracy does not
         depend on it: on three binary 20 Newsgroups pairs (K = 20, c = 25,
-        two seeds, 1,000 sweeps) a burn-in of 250 gave a mean test accuracy
-        of 0.8925 against 0.8910 at 500 (paired change +0.0015, -0.0064 to
-        +0.0090; ``benchmarks/defaults.py --part classifier_settings``,
+        two seeds, 1,000 sweeps, ``prediction_topics="inferred"``) a burn-in
+        of 250 gave a mean test accuracy of 0.8925 against 0.8910 at 500
+        (paired change +0.0015, -0.0064 to +0.0090;
+        ``benchmarks/defaults.py --part classifier_settings``,
         section defaults_classifier_settings of ``benchmarks/RESULTS.md``).
 
     n_infer_iter : int, default=50
-        Gibbs sweeps over a new document's topics (topics fixed) when
-        predicting or transforming. A compromise of accuracy and time: on
-        three binary 20 Newsgroups pairs (K = 20, c = 25, two seeds, the
-        models fitted at the defaults and predicted with each value set
-        after the fit) the mean test accuracy was 0.8862 / 0.8868 / 0.8910 /
+        Gibbs sweeps over a new document's topics (topics fixed) in
+        :meth:`transform` and :meth:`sample_transform`, and in prediction
+        with ``prediction_topics="inferred"`` (with ``prediction="refit"``
+        the fit then infers the training documents' topics with these sweeps
+        too); prediction at the default ``prediction_topics="expected"``
+        runs none. A compromise of accuracy and time: with
+        ``prediction_topics="inferred"`` (the default then), on three binary
+        20 Newsgroups pairs (K = 20, c = 25, two seeds, the models fitted at
+        the defaults and predicted with each value set after the fit) the
+        mean test accuracy was 0.8862 / 0.8868 / 0.8910 /
         0.8930 / 0.8974 at 10 / 20 / 50 / 100 / 200 sweeps, in 0.09 / 0.22 /
         0.49 / 0.90 / 1.73 s per predict of about 790 test documents (shared
         machine): 200 sweeps gain 0.0064 on average (-0.0025 to +0.0114 per
         fit) for four times the time
         (``benchmarks/defaults.py --part classifier_settings``, section
-        defaults_classifier_settings of ``benchmarks/RESULTS.md``). With
-        ``prediction="refit"`` the fit also infers the training documents'
-        topics with these sweeps.
+        defaults_classifier_settings of ``benchmarks/RESULTS.md``).
 
     prediction : {"refit", "average", "last"}, default="refit"
-        The weights and topic frequencies that score a new document.
-        ``"last"``: the paper's rule, the last draw of eta and the topic
-        frequencies of the last inference sweep. ``"average"``: eta averaged
-        over its draws after the burn-in and the topic frequencies over the
-        second half of the inference sweeps. ``"refit"``: those topic
-        frequencies, and eta drawn again given the training documents' topic
-        frequencies inferred the same way, without their labels (user guide
+        The weights eta that score a new document's topic frequencies (those
+        of ``prediction_topics``). ``"last"``: the paper's rule, the last
+        draw of eta (with ``prediction_topics="inferred"``, scoring the
+        topic frequencies of the last inference sweep). ``"average"``: eta
+        averaged over its draws after the burn-in. ``"refit"``: eta drawn
+        again given the training documents' topic frequencies computed as a
+        new document's are, without their labels (user guide
         :ref:`slda_refit`): the chain's draws of eta fit the training
         documents' topics sampled with their labels, which a new document's
-        topics, inferred without one, do not share. The refit costs one
-        inference over the training documents and a short Gibbs chain of eta
-        (2.3-3.3 % of the fit at the defaults on 20 Newsgroups subsets of 3-6
-        classes). On six binary 20 Newsgroups pairs (K = 20, c = 25, five
+        topic frequencies, computed without one, do not share. The refit
+        costs the training documents' topic frequencies and a short Gibbs
+        chain of eta: 0.5-2.0 % of the fit at the defaults on 20 Newsgroups
+        subsets of 3-6 classes (2.3-3.3 % with ``prediction_topics="inferred"``,
+        whose frequencies take Gibbs sweeps). With the inferred frequencies
+        (the default then; the rows of the former defaults in the sections
+        below), on six binary 20 Newsgroups pairs (K = 20, c = 25, five
         seeds each, the other parameters at their defaults) it raised the
         mean test accuracy from 0.8986 to 0.9031 on the same fits (every
         pair, +0.0010 to +0.0103), on four other pairs from 0.8755 to 0.8818
@@ -284,6 +294,35 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         average (6 of 8 fits better) and the multinomial model nothing
         (-0.0011, 3 of 8 better; ``benchmarks/slda_20news.py --part
         prediction``, section slda_prediction).
+
+    prediction_topics : {"expected", "inferred"}, default="expected"
+        The topic frequencies ``zbar`` of a document that the weights score
+        (and, with ``prediction="refit"``, those of the training documents
+        that they are refitted to), computed with the fitted topics (user
+        guide :ref:`slda_prediction`). ``"expected"``: each token's topic
+        probabilities given its word alone, ``p(k | w)`` proportional to
+        topic k's probability of w, averaged over the document's tokens: the
+        limit of the inferred frequencies as the document's prior grows,
+        computed without sampling (one sparse product; ``n_infer_iter``
+        unused). ``"inferred"``: ``n_infer_iter`` collapsed Gibbs sweeps over
+        the document's topics with the prior ``doc_topic_prior_``, averaged
+        over the second half of them. At the small estimated prior (0.05-0.07
+        on 20 Newsgroups pairs) inference ties a document's tokens to a few
+        topics, and which few varies from run to run; the expected
+        frequencies average over every token's topic instead. Measured on
+        the same fits (only the weights and frequencies differ): six binary
+        20 Newsgroups pairs (K = 20, c = 25, five seeds each, the other
+        parameters at their defaults) 0.9184 against 0.9031, every pair
+        better (+0.0052 to +0.0309); four other pairs 0.8930 against 0.8818
+        (+0.0050 to +0.0176); a corpus drawn from the model 0.7127 against
+        0.6957 (``benchmarks/defaults.py --part
+        classifier``, with and without ``--pairs``, sections
+        defaults_classifier and defaults_classifier_other_pairs of
+        ``benchmarks/RESULTS.md``); four subsets of 3-6 classes (two seeds,
+        c = 16): the multinomial model +0.0185 and one-vs-rest +0.0142 on
+        average, every one of the 8 fits of each better
+        (``benchmarks/slda_20news.py --part prediction``, section
+        slda_prediction). Prediction is deterministic either way.
 
     split_merge : bool, default=True
         Split-merge moves of the topics during the first half of the burn-in,
@@ -312,7 +351,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         (``1.36 sqrt(2 / n)``), for every ``omega`` of the grid (user guide
         :ref:`polyagamma`, section "The auto rule and its measurement",
         ``benchmarks/pg_samplers.py``). On the classifier at c = 25 (three
-        binary 20 Newsgroups pairs, K = 20, two seeds) ``"exact"`` gave a
+        binary 20 Newsgroups pairs, K = 20, two seeds,
+        ``prediction_topics="inferred"``) ``"exact"`` gave a
         mean test accuracy of 0.8906 against 0.8910 for ``"auto"`` (paired
         change -0.0004, -0.0253 to +0.0202, within the seed noise;
         ``benchmarks/defaults.py --part classifier_settings``, section
@@ -356,8 +396,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
 
     coef_ : ndarray of shape (n_models, n_components) or (n_classes, n_components)
         Classifier weights eta: of each binary model, or (multinomial) of
-        each class over the shared topics: refitted to the inferred topic
-        frequencies of the training documents (``prediction="refit"``), the
+        each class over the shared topics: refitted to the training
+        documents' topic frequencies of ``prediction_topics``
+        (``prediction="refit"``), the
         posterior mean of the chain's draws after the burn-in (``"average"``)
         or its last draw (``"last"``).
 
@@ -417,8 +458,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
     1.0
     """
 
-    # ``prediction`` only changes how fitted chains predict.
-    _continuation_free_params = DirichletTopicModel._continuation_free_params | {"prediction"}
+    # ``prediction`` and ``prediction_topics`` only change how fitted chains predict.
+    _continuation_free_params = (DirichletTopicModel._continuation_free_params
+                                 | {"prediction", "prediction_topics"})
 
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
@@ -431,6 +473,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         "burn_in": [Interval(Integral, 0, None, closed="left")],
         "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
         "prediction": [StrOptions({"refit", "average", "last"})],
+        "prediction_topics": [StrOptions({"expected", "inferred"})],
         "split_merge": ["boolean"],
         "pg_method": [StrOptions(set(PG_METHODS))],
         "pg_terms": [Interval(Integral, 1, None, closed="left")],
@@ -453,6 +496,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         burn_in=500,
         n_infer_iter=50,
         prediction="refit",
+        prediction_topics="expected",
         split_merge=True,
         pg_method="auto",
         pg_terms=8,
@@ -471,6 +515,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         self.burn_in = burn_in
         self.n_infer_iter = n_infer_iter
         self.prediction = prediction
+        self.prediction_topics = prediction_topics
         self.split_merge = split_merge
         self.pg_method = pg_method
         self.pg_terms = pg_terms
@@ -634,8 +679,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         chain = run.chain
         lengths = chain.doc_lengths
         zbar = chain.tokens.doc_topic / np.maximum(lengths, 1)[:, None]
+        bounds = balanced_cuts(chain.tokens.doc_ptr, effective_n_jobs(self.n_jobs, chain.n_docs))
         self._draw_class_weights(zbar, lengths, run.kappa, run.eta, run.pg_states, run.eta_rng,
-                                 run.lam)
+                                 bounds, run.lam)
         # The response's arrays are the run's: eta in place, the discriminant
         # sum_n eta_{l, z_dn} recomputed from the counts.
         np.matmul(chain.tokens.doc_topic, run.eta.T, out=run.response.discriminant)
@@ -646,14 +692,13 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             run.eta_sum += run.eta
             run.n_eta += 1
 
-    def _draw_class_weights(self, zbar, lengths, kappa, eta, pg_states, rng, lam_out):
+    def _draw_class_weights(self, zbar, lengths, kappa, eta, pg_states, rng, bounds, lam_out):
         """Each class's weights ``eta`` (C, K) given the others, in place:
-        ``lambda_j`` (into ``lam_out[:, j]``), then ``eta_j``."""
+        ``lambda_j`` (into ``lam_out[:, j]``), then ``eta_j``; the documents'
+        augmentation split into the thread ranges ``bounds``."""
         # C_dj = log sum_{l != j} exp(omega_dl): softmax_j = expit(omega_dj - C_dj).
         n_docs = zbar.shape[0]
         omega = zbar @ eta.T  # (D, C)
-        bounds = balanced_cuts(np.concatenate(([0], np.cumsum(lengths))),
-                               effective_n_jobs(self.n_jobs, n_docs))
         method = PG_METHODS[self.pg_method]
         offset = np.empty(n_docs)
         lam = np.empty(n_docs)
@@ -707,29 +752,33 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         """The weights refitted to the topic frequencies that prediction sees
         (``prediction="refit"``, user guide :ref:`slda_refit`).
 
-        The training documents' topic frequencies are inferred as a new
-        document's are (topics fixed, labels unused, :meth:`decision_function`'s
-        inference); the weights' posterior given them and the labels is the
-        fit's Pólya-Gamma Gibbs update with those frequencies held fixed,
+        The training documents' topic frequencies are computed as a new
+        document's are (topics fixed, labels unused,
+        :meth:`_prediction_frequencies`); the weights' posterior given them
+        and the labels is the fit's Pólya-Gamma Gibbs update with those
+        frequencies held fixed,
         started at ``start`` (the weights' average over the fit); the mean of
         its draws after :data:`WEIGHT_BURN_IN` is returned.
         """
         tokens = runs[0].chain.tokens
         lengths = runs[0].chain.doc_lengths
-        results = self._posterior_per_model(tokens.doc_ptr, tokens.word_ids, 0)
-        # One-vs-rest: the models side by side on threads, as their chains.
+        frequencies = self._prediction_frequencies(tokens.doc_ptr, tokens.word_ids)
+        # One-vs-rest: the models side by side on threads, as their chains
+        # (each model's augmentation then on one thread).
         n_threads = effective_n_jobs(self.n_jobs, len(runs))
+        bounds = balanced_cuts(tokens.doc_ptr, effective_n_jobs(
+            self.n_jobs if n_threads == 1 else 1, len(lengths)))
 
         def refit(m):
-            run, (counts, _) = runs[m], results[m]
-            zbar = counts / np.maximum(lengths, 1)[:, None]
+            run, zbar = runs[m], frequencies[m]
             pg_seed, eta_seed = np.random.SeedSequence(run.weights_seed).spawn(2)
             streams = (make_streams(pg_seed, len(lengths)), np.random.default_rng(eta_seed))
             if isinstance(run, _SoftmaxRun):
-                draws = self._class_weights_draws(zbar, lengths, run.kappa, start, *streams)
+                draws = self._class_weights_draws(zbar, lengths, run.kappa, start, *streams,
+                                                  bounds)
             else:
                 draws = self._binary_weights_draws(zbar, lengths, run.kappa, start[m], *streams,
-                                                   n_jobs=self.n_jobs if n_threads == 1 else 1)
+                                                   bounds)
             return _mean_after_burn_in(draws)
 
         with one_blas_thread():  # small products, as in the sweeps (see _fit_counts)
@@ -737,13 +786,12 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
                 return np.vstack([refit(m) for m in range(len(runs))])
             return np.vstack(list(thread_pool(n_threads).map(refit, range(len(runs)))))
 
-    def _binary_weights_draws(self, zbar, lengths, kappa, eta, pg_states, rng, n_jobs):
+    def _binary_weights_draws(self, zbar, lengths, kappa, eta, pg_states, rng, bounds):
         """Draws of a binary model's weights given fixed topic frequencies
-        ``zbar``: ``lambda | eta`` (on ``n_jobs`` threads), then ``eta | lambda``."""
+        ``zbar``: ``lambda | eta`` (split into the thread ranges ``bounds``),
+        then ``eta | lambda``."""
         # draw_augmentation's omega is eta . counts / length: zbar over one "token".
         has_tokens = np.minimum(lengths, 1)
-        bounds = balanced_cuts(np.concatenate(([0], np.cumsum(lengths))),
-                               effective_n_jobs(n_jobs, len(lengths)))
         method = PG_METHODS[self.pg_method]
         lam = np.empty(len(lengths))
         for _ in range(N_WEIGHT_DRAWS):
@@ -755,13 +803,13 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
                          "c (smaller) or prior_variance")
             yield eta
 
-    def _class_weights_draws(self, zbar, lengths, kappa, eta, pg_states, rng):
+    def _class_weights_draws(self, zbar, lengths, kappa, eta, pg_states, rng, bounds):
         """Draws of the multinomial model's weights (C, K) given fixed topic
-        frequencies ``zbar``."""
+        frequencies ``zbar`` (augmentation split into the thread ranges ``bounds``)."""
         eta = eta.copy()
         lam = np.empty((len(lengths), eta.shape[0]))
         for _ in range(N_WEIGHT_DRAWS):
-            self._draw_class_weights(zbar, lengths, kappa, eta, pg_states, rng, lam)
+            self._draw_class_weights(zbar, lengths, kappa, eta, pg_states, rng, bounds, lam)
             yield eta.copy()
 
     # ------------------------------------------------------------- inference
@@ -792,6 +840,21 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         if n_threads == 1:
             return [infer(m) for m in range(len(blocks))]
         return list(thread_pool(n_threads).map(infer, range(len(blocks))))
+
+    def _prediction_frequencies(self, doc_ptr, word_ids):
+        """The documents' topic frequencies ``zbar`` (D, K) that each model's
+        weights score (``prediction_topics``; user guide :ref:`slda_prediction`)."""
+        lengths = np.maximum(np.diff(doc_ptr), 1)[:, None]
+        if self.prediction_topics == "expected":
+            # Each token's topic probabilities given its word alone, summed by
+            # a sparse product (repeated word ids add up).
+            counts = sp.csr_matrix((np.ones(len(word_ids)), word_ids, doc_ptr),
+                                   shape=(len(doc_ptr) - 1, self.n_features_in_))
+            return [np.asarray(counts @ (phi / phi.sum(axis=1, keepdims=True))) / lengths
+                    for phi, _ in self._model_blocks()]
+        n_average = 1 if self.prediction == "last" else None
+        return [counts / lengths
+                for counts, _ in self._posterior_per_model(doc_ptr, word_ids, 0, n_average)]
 
     def _posterior(self, doc_ptr, word_ids, n_samples):
         results = self._posterior_per_model(doc_ptr, word_ids, n_samples)
@@ -826,14 +889,11 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             that class), else one column per class.
         """
         doc_ptr, word_ids = self._validated_tokens(X, "decision_function")
-        n_average = 1 if self.prediction == "last" else None
-        lengths = np.maximum(np.diff(doc_ptr), 1)[:, None]
-        results = self._posterior_per_model(doc_ptr, word_ids, 0, n_average)
-        if len(results) == 1:
-            scores = (results[0][0] / lengths) @ self.coef_.T
+        frequencies = self._prediction_frequencies(doc_ptr, word_ids)
+        if len(frequencies) == 1:
+            scores = frequencies[0] @ self.coef_.T
         else:
-            scores = np.column_stack([(counts / lengths) @ eta
-                                      for (counts, _), eta in zip(results, self.coef_)])
+            scores = np.column_stack([zbar @ eta for zbar, eta in zip(frequencies, self.coef_)])
         return scores[:, 0] if len(self.classes_) == 2 else scores
 
     def predict(self, X):

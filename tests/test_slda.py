@@ -21,6 +21,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_pgtm import GibbsSLDAClassifier, _slda
 from sklearn_pgtm._chain import TopicChain
+from sklearn_pgtm._parallel import balanced_cuts
 from sklearn_pgtm._kernels._intrinsics import log_positive
 from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._kernels._polyagamma import PG_METHODS, pg_draw
@@ -323,6 +324,11 @@ def _fixed_frequencies(n_docs, seed):
     return rng, p, zbar, lengths
 
 
+def _one_thread(lengths):
+    """Thread ranges of the documents of ``lengths``, all on one thread."""
+    return balanced_cuts(np.concatenate(([0], np.cumsum(lengths))), 1)
+
+
 def test_refit_draws_have_the_posterior_mean_of_the_weights(monkeypatch):
     # prediction="refit", binary: the weights' chain given fixed topic
     # frequencies against the posterior mean by quadrature on a grid (K = 2):
@@ -344,7 +350,8 @@ def test_refit_draws_have_the_posterior_mean_of_the_weights(monkeypatch):
     clf = GibbsSLDAClassifier(c=c, prior_variance=nu2)
     kappa = np.where(lengths > 0, c * (y - 0.5), 0.0)
     draws = np.array(list(clf._binary_weights_draws(
-        zbar, lengths, kappa, np.zeros(2), make_streams(1, 30), np.random.default_rng(2), 1)))
+        zbar, lengths, kappa, np.zeros(2), make_streams(1, 30), np.random.default_rng(2),
+        _one_thread(lengths))))
     draws = draws[500:]
     assert np.all(np.abs(draws.mean(axis=0) - mean) < 4 * _batch_means_se(draws) + 1e-3)
 
@@ -381,32 +388,83 @@ def test_refit_draws_of_the_multinomial_weights_have_the_posterior_mean(monkeypa
     one_hot = y[:, None] == np.arange(3)
     kappa = np.where(lengths[:, None] > 0, c * (one_hot - 0.5), 0.0)
     draws = np.array(list(clf._class_weights_draws(
-        zbar, lengths, kappa, np.zeros(shape), make_streams(1, 40), np.random.default_rng(2))))
+        zbar, lengths, kappa, np.zeros(shape), make_streams(1, 40), np.random.default_rng(2),
+        _one_thread(lengths))))
     draws = draws[500:]
     assert np.all(np.abs(draws.mean(axis=0) - mean) < 4 * _batch_means_se(draws) + 1e-3)
 
 
 @pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
-def test_prediction_changes_the_weights_and_nothing_else(multi_class):
-    # The chain is the same whatever the prediction: the refit draws from its
-    # own stream after it; "average" is the mean of the draws after the
-    # burn-in; the refit is reproducible.
+def test_expected_topic_frequencies_match_numpy_reference(multi_class):
+    # prediction_topics="expected": zbar_dk = (1 / N_d) sum_n p(k | w_dn), with
+    # p(k | w) proportional to topic k's probability of w (each model's own
+    # topics), scored by coef_; an empty document scores 0.
+    X, y = make_three_class()
+    X = np.vstack([X, np.zeros((1, X.shape[1]), dtype=X.dtype)])
+    y = np.append(y, 0)
+    clf = GibbsSLDAClassifier(n_components=3, c=4.0, max_iter=12, burn_in=4, random_state=0,
+                              multi_class=multi_class).fit(X[:-1], y[:-1])
+    topics = clf.components_ / clf.components_.sum(axis=1, keepdims=True)  # (M K, V)
+    scores = []
+    for m in range(topics.shape[0] // 3):
+        phi = topics[3 * m:3 * (m + 1)].T  # (V, K)
+        zbar = (X @ (phi / phi.sum(axis=1, keepdims=True))) / np.maximum(X.sum(axis=1), 1)[:, None]
+        scores.append(zbar @ clf.coef_.T if multi_class == "multinomial"
+                      else zbar @ clf.coef_[m])
+    expected = scores[0] if multi_class == "multinomial" else np.column_stack(scores)
+    np.testing.assert_allclose(clf.decision_function(sp.csr_matrix(X)), expected, rtol=1e-10,
+                               atol=1e-12)
+    assert np.all(clf.decision_function(X[-1:]) == 0.0)
+    # A document's scores do not depend on the others.
+    np.testing.assert_allclose(clf.decision_function(X[5:9]), expected[5:9], rtol=1e-10,
+                               atol=1e-12)
+
+
+def test_expected_topic_frequencies_are_inference_with_a_flat_prior():
+    # The expected frequencies are the limit of the inferred ones as the
+    # document's prior alpha grows (each token's topic drawn from p(k | w),
+    # independently of the document's other tokens): inference at alpha = 1e6
+    # averaged over 1,000 sweeps agrees with them to its Monte Carlo error.
+    X, y = make_supervised_corpus(n_docs=60)
+    clf = GibbsSLDAClassifier(n_components=4, c=2.5, max_iter=20, burn_in=10,
+                              random_state=3).fit(X, y)
+    doc_ptr, word_ids = clf._validated_tokens(X, "test")
+    expected = clf._prediction_frequencies(doc_ptr, word_ids)[0]
+    clf.set_params(prediction_topics="inferred", n_infer_iter=2000)
+    clf.doc_topic_prior_ = 1e6
+    inferred = clf._prediction_frequencies(doc_ptr, word_ids)[0]
+    lengths = np.diff(doc_ptr)[:, None]
+    # Per document and topic: the average of N_d x 1,000 draws of an indicator
+    # of mean zbar_dk (independent draws: the flat prior ignores the others).
+    se = np.sqrt(expected * (1 - expected) / (lengths * 1000))
+    assert np.all(np.abs(inferred - expected) < 5 * se + 1e-9)
+    assert np.abs(inferred - expected).max() > 0  # a sampled average, not the same numbers
+
+
+@pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
+def test_prediction_settings_change_the_weights_and_nothing_else(multi_class):
+    # The chain is the same whatever prediction and prediction_topics say: the
+    # refit draws from its own stream after it; "average" is the mean of the
+    # draws after the burn-in; the refit is reproducible and fits the training
+    # frequencies of either kind (the weights differ, the topics do not).
     X, y = make_three_class()
     params = dict(n_components=3, c=4.0, max_iter=12, burn_in=4, random_state=0,
                   multi_class=multi_class)
-    fits = {prediction: GibbsSLDAClassifier(prediction=prediction, **params).fit(X, y)
-            for prediction in ("refit", "average", "last")}
+    settings = {"refit": {}, "average": dict(prediction="average"),
+                "last": dict(prediction="last"), "inferred": dict(prediction_topics="inferred")}
+    fits = {name: GibbsSLDAClassifier(**params, **extra).fit(X, y)
+            for name, extra in settings.items()}
     refit = fits["refit"]
-    for other in (fits["average"], fits["last"]):
-        np.testing.assert_array_equal(other.components_, refit.components_)
-        np.testing.assert_array_equal(other.last_coef_, refit.last_coef_)
-        np.testing.assert_array_equal(other.trace_.coef, refit.trace_.coef)
+    for name in ("average", "last", "inferred"):
+        np.testing.assert_array_equal(fits[name].components_, refit.components_)
+        np.testing.assert_array_equal(fits[name].last_coef_, refit.last_coef_)
+        np.testing.assert_array_equal(fits[name].trace_.coef, refit.trace_.coef)
+        assert not np.allclose(fits[name].coef_, refit.coef_)
     np.testing.assert_allclose(fits["average"].coef_, refit.trace_.coef[4:].mean(axis=0))
     np.testing.assert_array_equal(fits["last"].coef_, refit.last_coef_)
-    assert not np.allclose(refit.coef_, fits["average"].coef_)
     again = GibbsSLDAClassifier(**params).fit(X, y)
     np.testing.assert_array_equal(again.coef_, refit.coef_)
-    assert refit.score(X, y) > 0.9
+    assert refit.score(X, y) > 0.9 and fits["inferred"].score(X, y) > 0.9
 
 
 # ---------------------------------------------------------------- behaviour
