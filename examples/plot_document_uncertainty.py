@@ -72,8 +72,11 @@ plt.show()
 # scores the topic frequencies of the tokens, whose expectation is close to
 # theta), and its logistic a probability. The spread of these probabilities
 # says how sure the prediction is; ``predict_proba`` gives the point value.
+# ``prediction_topics="inferred"``: the weights score the topic frequencies
+# that Gibbs inference gives, as the draws are (the default scores each
+# token's expected topic, without sampling).
 clf = GibbsSLDAClassifier(n_components=8, c=25.0, max_iter=100, burn_in=50,
-                          random_state=0)
+                          prediction_topics="inferred", random_state=0)
 clf.fit(corpus.X_train, corpus.y_train)
 theta = clf.sample_transform(X, n_samples=200)           # (200, 4, 8)
 score_draws = theta @ clf.coef_[0]
