@@ -920,7 +920,7 @@ def settings_body(K, c, pairs, results, infer, alphas, done, n_settings, t_start
         alpha_rows = infer_rows(infer, cells, len(pairs), [("alpha", a) for a in INFER_ALPHAS],
                                 ("alpha", "estimated"))
         inference = [
-            f"`n_infer_iter` (prediction sweeps over a new document's topics; topic "
+            "`n_infer_iter` (prediction sweeps over a new document's topics; topic "
             "frequencies averaged over the second half) on the fits at the defaults, set with "
             "set_params (no refit; the inference seed is the same for every value); seconds "
             "per predict of the test documents:", "",

@@ -307,9 +307,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         unused). ``"inferred"``: ``n_infer_iter`` collapsed Gibbs sweeps over
         the document's topics with the prior ``doc_topic_prior_``, averaged
         over the second half of them. At the small estimated prior (0.05-0.07
-        on 20 Newsgroups pairs) inference ties a document's tokens to a few
-        topics, and which few varies from run to run; the expected
-        frequencies average over every token's topic instead. Measured on
+        on 20 Newsgroups pairs) inference concentrates a document's tokens on
+        a few topics, each token taking one topic per sweep; the expected
+        frequencies average over every token's topics instead. Measured on
         the same fits (only the weights and frequencies differ): six binary
         20 Newsgroups pairs (K = 20, c = 25, five seeds each, the other
         parameters at their defaults) 0.9184 against 0.9031, every pair
@@ -848,9 +848,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         if self.prediction_topics == "expected":
             # Each token's topic probabilities given its word alone, summed by
             # a sparse product (repeated word ids add up).
-            counts = sp.csr_matrix((np.ones(len(word_ids)), word_ids, doc_ptr),
-                                   shape=(len(doc_ptr) - 1, self.n_features_in_))
-            return [np.asarray(counts @ (phi / phi.sum(axis=1, keepdims=True))) / lengths
+            word_counts = sp.csr_matrix((np.ones(len(word_ids)), word_ids, doc_ptr),
+                                        shape=(len(doc_ptr) - 1, self.n_features_in_))
+            return [np.asarray(word_counts @ (phi / phi.sum(axis=1, keepdims=True))) / lengths
                     for phi, _ in self._model_blocks()]
         n_average = 1 if self.prediction == "last" else None
         return [counts / lengths
