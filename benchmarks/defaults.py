@@ -816,13 +816,13 @@ def inferred_topics_accuracy(clf, X_test, y_test):
     ``prediction_topics="inferred"`` instead: the weights refitted to the
     training documents' inferred topic frequencies (the fit's refit seeds),
     scoring the test documents' inferred ones; ``clf`` is left as it came."""
-    run = clf._run
-    runs = run.runs if hasattr(run, "runs") else [run]
-    start = np.vstack([r.eta_sum / r.n_eta if r.n_eta else r.eta for r in runs])
+    from sklearn_pgtm._slda import _average_weights, _model_runs
+
+    runs = _model_runs(clf._run)
     expected, topics = clf.coef_, clf.prediction_topics
     clf.set_params(prediction_topics="inferred")
     try:
-        clf.coef_ = clf._refit_weights(runs, start)
+        clf.coef_ = clf._refit_weights(runs, _average_weights(runs))
         return float(np.mean(clf.predict(X_test) == y_test))
     finally:
         clf.coef_ = expected

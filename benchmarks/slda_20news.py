@@ -395,9 +395,8 @@ def refit_again(clf, X_test):
     (3,000 draws, the first 1,000 left out)."""
     from sklearn_pgtm import _slda
 
-    run = clf._run
-    runs = run.runs if hasattr(run, "runs") else [run]
-    start = np.vstack([r.eta_sum / r.n_eta for r in runs])
+    runs = _slda._model_runs(clf._run)
+    start = _slda._average_weights(runs)
     t0 = time.perf_counter()
     coef = clf._refit_weights(runs, start)
     seconds = time.perf_counter() - t0

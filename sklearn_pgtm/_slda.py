@@ -109,6 +109,17 @@ def _integer_seed(seed_sequence):
     return int(seed_sequence.generate_state(1, dtype=np.uint64)[0])
 
 
+def _model_runs(run):
+    """The binary runs of a one-vs-rest run, else ``[run]`` (binary or multinomial)."""
+    return run.runs if isinstance(run, _OneVsRestRun) else [run]
+
+
+def _average_weights(runs):
+    """Each run's weights averaged over the draws after the burn-in (its
+    current weights if there were none): (n_models, K) or (C, K)."""
+    return np.vstack([r.eta_sum / r.n_eta if r.n_eta else r.eta for r in runs])
+
+
 def _mean_after_burn_in(draws):
     """Mean of the draws after the first :data:`WEIGHT_BURN_IN`."""
     total, n = 0.0, 0
@@ -720,7 +731,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             log_soft = omega - logsumexp(omega, axis=1, keepdims=True)
             response = self.c * log_soft[np.arange(len(lengths)), run.labels]
             return run.priors.log_joint(run.chain) + response[lengths > 0].sum()
-        runs = run.runs if isinstance(run, _OneVsRestRun) else [run]
+        runs = _model_runs(run)
         total = 0.0
         for r in runs:
             omega = (r.chain.tokens.doc_topic @ r.eta) / np.maximum(r.chain.doc_lengths, 1)
@@ -729,7 +740,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         return total
 
     def _finish(self, run):
-        runs = run.runs if isinstance(run, _OneVsRestRun) else [run]
+        runs = _model_runs(run)
         priors = []
         for r in runs:
             self._finish_priors(r)
@@ -740,7 +751,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         self.components_ = np.vstack([r.components(b) for r, b in zip(runs, betas)])
         # (n_models, K) binary / one-vs-rest, (C, K) multinomial
         self.last_coef_ = np.vstack([r.eta for r in runs])
-        average = np.vstack([r.eta_sum / r.n_eta if r.n_eta else r.eta for r in runs])
+        average = _average_weights(runs)
         if self.prediction == "last":
             self.coef_ = self.last_coef_.copy()
         elif self.prediction == "average":
