@@ -62,6 +62,8 @@ Usage: python benchmarks/defaults.py [--quick]
        [--seeds S ...]        (every model fitted with each seed; means reported)
        [--settings NAME ...]  (classifier_settings: some settings only, own section)
        [--pairs GROUP:GROUP ...]  (classifier: other 20 Newsgroups pairs, own section)
+       [--n-components K] [--c C]  (classifier: other K or c than 20 and 25, own section)
+       [--classifier-seeds S ...]  (classifier: random states, default 0 1 2 3 4)
 
 ``--quick`` (small corpora, K = 20, one pair) takes about 2 minutes. The full
 run is long: a rough estimate from the quick run's rates (loaded machine,
@@ -754,11 +756,11 @@ def topic_header(n_seeds):
             + ["ratio to best peer", "fit s", "M token-sweeps/s", "ConvergenceWarning"])
 
 
-def run_classifiers(quick, K=20, c=25, pairs=None):
+def run_classifiers(quick, K=20, c=25, pairs=None, seeds=CLASSIFIER_SEEDS):
     """Every classifier on every task (``pairs``: see :func:`classifier_corpora`),
-    over ``CLASSIFIER_SEEDS`` (one seed in the quick run): rows of mean and sd
+    over ``seeds`` (the first one in the quick run): rows of mean and sd
     of the test accuracy, and per task the mean accuracy of each classifier."""
-    seeds = CLASSIFIER_SEEDS[:1] if quick else CLASSIFIER_SEEDS
+    seeds = seeds[:1] if quick else seeds
     rows, per_task = [], {}
     for name, X_train, y_train, X_test, y_test in classifier_corpora(quick, pairs):
         print(f"{name}: {X_train.shape[0]} training / {X_test.shape[0]} test documents",
@@ -1036,7 +1038,7 @@ def run_classifier_settings(K=20, c=25, names=None):
 
 
 def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, settings=None,
-         pairs=None):
+         pairs=None, K=20, c=25, classifier_seeds=CLASSIFIER_SEEDS):
     from _corpora import DATA
 
     if not (DATA / "20newsgroups").exists():
@@ -1087,16 +1089,18 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
                       "\n".join(body))
         out.update({f"{n} wins": f"{w}/{t}" for n, (w, t) in verdicts.items()})
     if part in ("classifier", "all"):
-        c_rows, per_task = run_classifiers(quick, pairs=pairs)
+        c_rows, per_task = run_classifiers(quick, K, c, pairs, classifier_seeds)
         verdicts, accuracies = classifier_verdicts(per_task)
-        n_seeds = 1 if quick else len(CLASSIFIER_SEEDS)
-        body = ["The classifier at its defaults with K = 20, c = 25, on binary tasks "
+        n_seeds = 1 if quick else len(classifier_seeds)
+        # Other K or c than the issue's (no default was chosen at them): own section.
+        other = "" if (K, c) == (20, 25) else f"_k{K}_c{c}"
+        body = [f"The classifier at its defaults with K = {K}, c = {c}, on binary tasks "
                 + ("(20 Newsgroups pairs: bydate train / test; sLDA-drawn: 30 % held out), "
-                   if pairs is None else "(20 Newsgroups pairs other than those of section "
-                   "defaults_classifier, chosen with --pairs: bydate train / test), ")
+                   if pairs is None else "(20 Newsgroups pairs chosen with --pairs: bydate "
+                   "train / test), ")
                 + "next to tomotopy SLDAModel and LatentDirichletAllocation + LinearSVC at "
                 f"their defaults. Test accuracy, mean and sd over {n_seeds} seeds "
-                f"({', '.join(map(str, CLASSIFIER_SEEDS[:n_seeds]))}) of each model; fit "
+                f"({', '.join(map(str, classifier_seeds[:n_seeds]))}) of each model; fit "
                 "seconds, mean; loaded machine. The rows prediction_topics='inferred' and "
                 "prediction='average', prediction_topics='inferred' are the same fits "
                 "predicting as the two former defaults did (paired: only the weights and "
@@ -1107,10 +1111,15 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
                 "prediction='refit'). The classifier is fitted with warm_start=True, which "
                 "only keeps the chain for those rows.", "",
                 markdown_table(["task", "model", "accuracy (mean)", "sd", "fit s"], c_rows),
-                "", "Targets (issue 12), on the 20 Newsgroups pairs:", ""] + verdicts
-        write_section("defaults_classifier" + ("" if pairs is None else "_other_pairs"),
-                      "The classifier at its defaults against the peers"
-                      + ("" if pairs is None else ", other pairs") + label, "\n".join(body))
+                "", "Targets (issue 12, set at K = 20, c = 25), on the 20 Newsgroups pairs:",
+                ""] + verdicts
+        if other:
+            section, title = "defaults_classifier" + other, f", K = {K}, c = {c}"
+        else:
+            section, title = (("defaults_classifier", "") if pairs is None
+                              else ("defaults_classifier_other_pairs", ", other pairs"))
+        write_section(section, "The classifier at its defaults against the peers" + title + label,
+                      "\n".join(body))
         out.update({f"accuracy {n}": a for n, a in accuracies.items()})
     if part in ("lda", "all"):
         body = []
@@ -1196,10 +1205,20 @@ if __name__ == "__main__":
     parser.add_argument("--pairs", nargs="+", metavar="GROUP:GROUP",
                         help="classifier: these 20 Newsgroups pairs instead of PAIRS and "
                              "the drawn task (own section, defaults_classifier_other_pairs)")
+    parser.add_argument("--n-components", type=int, default=20,
+                        help="classifier: the number of topics of every classifier (own "
+                             "section unless 20)")
+    parser.add_argument("--c", type=float, default=25.0,
+                        help="classifier: the regularization constant, tomotopy's glm weight "
+                             "(own section unless 25)")
+    parser.add_argument("--classifier-seeds", nargs="+", type=int, default=CLASSIFIER_SEEDS,
+                        help="classifier: random states of the fits (default: 0 1 2 3 4)")
     parser.add_argument("--settings", nargs="+", metavar="NAME",
                         help="classifier_settings: the defaults and these settings only "
                              "(names of SETTINGS or MORE_SETTINGS; own section)")
     args = parser.parse_args()
     main(quick=args.quick, part=args.part, only=args.corpora, seeds=tuple(args.seeds),
          models=args.models, settings=args.settings,
-         pairs=[tuple(p.split(":")) for p in args.pairs] if args.pairs else None)
+         pairs=[tuple(p.split(":")) for p in args.pairs] if args.pairs else None,
+         K=args.n_components, c=int(args.c) if args.c.is_integer() else args.c,
+         classifier_seeds=tuple(args.classifier_seeds))

@@ -171,12 +171,13 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         Variance (nu^2) of the Gaussian prior on the classifier weights eta.
         The standard normal prior; the accuracy hardly depends on it. On
         three binary 20 Newsgroups pairs (K = 20, c = 25, two seeds each, the
-        other parameters at their defaults, with ``prediction_topics="inferred"``,
-        the default then) the mean test accuracy was 0.8879
-        at 0.1, 0.8910 at 1 and 0.8894 at 10, mean changes well within the
-        spread of single fits (paired changes -0.0292 to +0.0142 at 0.1,
-        -0.0206 to +0.0180 at 10; the two seeds at the defaults differ by up
-        to 0.0190) (``benchmarks/defaults.py --part classifier_settings``,
+        other parameters at their defaults) the mean test accuracy was
+        0.9136 at 0.1, 0.9113 at 1 and 0.9025 at 10, mean changes within the
+        spread of single fits (paired changes -0.0114 to +0.0154 at 0.1,
+        -0.0347 to +0.0076 at 10; the two seeds at the defaults differ by up
+        to 0.0114); with ``prediction_topics="inferred"`` (the default
+        before) 0.8879 / 0.8910 / 0.8894
+        (``benchmarks/defaults.py --part classifier_settings``,
         ``benchmarks/RESULTS.md``, section defaults_classifier_settings).
 
     multi_class : {"ovr", "multinomial"}, default="ovr"
@@ -221,7 +222,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         section
         defaults_classifier_settings_doc_topic_prior_1_0_prediction_topics_inferred).
         With ``prediction_topics="inferred"`` a fixed alpha gains: 0.8910
-        against 0.9051 at alpha = 1 (section defaults_classifier_settings),
+        against 0.9051 at alpha = 1 (section defaults_classifier_settings,
+        the run before),
         and with ``prediction="average"`` too 0.8817 against 0.8862 / 0.9032
         / 0.9060 at alpha = 0.1 / 1 / 5.6 (``--settings doc_topic_prior=0.1
         doc_topic_prior=5.6``, section
@@ -252,11 +254,13 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         burn-in and held at the estimate afterwards. Half of ``max_iter``,
         as in :class:`GibbsLDA`: the R-hat figures of ``max_iter`` are those of
         the sweeps after a burn-in of half the chain. The accuracy does not
-        depend on it: on three binary 20 Newsgroups pairs (K = 20, c = 25,
-        two seeds, 1,000 sweeps, ``prediction_topics="inferred"``) a burn-in
-        of 250 gave a mean test accuracy of 0.8925 against 0.8910 at 500
-        (paired change +0.0015, -0.0064 to +0.0090;
-        ``benchmarks/defaults.py --part classifier_settings``,
+        depend on it beyond the seed noise: on three binary 20 Newsgroups
+        pairs (K = 20, c = 25, two seeds, 1,000 sweeps) a burn-in of 250
+        gave a mean test accuracy of 0.9149 against 0.9113 at 500 (paired
+        change +0.0036, 0 to +0.0090 over the six fits; the two seeds of a
+        pair differ by up to 0.0114), with ``prediction_topics="inferred"``
+        (the default before) 0.8925 against 0.8910 (-0.0064 to +0.0090)
+        (``benchmarks/defaults.py --part classifier_settings``,
         section defaults_classifier_settings of ``benchmarks/RESULTS.md``).
 
     n_infer_iter : int, default=50
@@ -275,7 +279,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         machine): 200 sweeps gain 0.0064 on average (-0.0025 to +0.0114 per
         fit) for four times the time
         (``benchmarks/defaults.py --part classifier_settings``, section
-        defaults_classifier_settings of ``benchmarks/RESULTS.md``).
+        defaults_classifier_settings of ``benchmarks/RESULTS.md``, the run
+        before the default became ``"expected"``).
 
     prediction : {"refit", "average", "last"}, default="refit"
         The weights eta that score a new document's topic frequencies (those
@@ -362,11 +367,12 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         (``1.36 sqrt(2 / n)``), for every ``omega`` of the grid (user guide
         :ref:`polyagamma`, section "The auto rule and its measurement",
         ``benchmarks/pg_samplers.py``). On the classifier at c = 25 (three
-        binary 20 Newsgroups pairs, K = 20, two seeds,
-        ``prediction_topics="inferred"``) ``"exact"`` gave a
-        mean test accuracy of 0.8906 against 0.8910 for ``"auto"`` (paired
-        change -0.0004, -0.0253 to +0.0202, within the seed noise;
-        ``benchmarks/defaults.py --part classifier_settings``, section
+        binary 20 Newsgroups pairs, K = 20, two seeds) ``"exact"`` gave a
+        mean test accuracy of 0.9138 against 0.9113 for ``"auto"`` (paired
+        change +0.0025, -0.0101 to +0.0126, within the seed noise; with
+        ``prediction_topics="inferred"``, the default before, 0.8906
+        against 0.8910; fit 23.6 against 20.8 s on a shared machine)
+        (``benchmarks/defaults.py --part classifier_settings``, section
         defaults_classifier_settings of ``benchmarks/RESULTS.md``).
 
     pg_terms : int, default=8
