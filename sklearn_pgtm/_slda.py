@@ -186,20 +186,22 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         shared topics and one weight vector per class (the cost of about one
         chain: the supervised factor costs ``O(K C)`` per token instead of
         the one-vs-rest models' ``C`` times ``O(K)``). Both are the binary
-        model for two classes. The default stays ``"ovr"``: on four 20
-        Newsgroups subsets of 3-6 classes (K = 20, c = 16, 30 sweeps, 150
-        documents per class) each mode was the more accurate on two (by
-        0.009 / 0.009 and 0.027 / 0.014), one-vs-rest taking 1.1-2.5 times
-        the fit time; on all 20 classes (K = 50, 40 sweeps, two threads, c
-        chosen on a validation split for each: 256 and 64) the multinomial
-        model reached 0.7940 ± 0.0012 over three seeds against 0.8042 ±
-        0.0051 for one-vs-rest at the paper's alpha = 5.6, in 28 s against
-        173 s, and 0.8011 ± 0.0036 against 0.7905 ± 0.0017 at the default
-        ``doc_topic_prior="auto"``, in 20 s against 137 s
-        (``benchmarks/slda_20news.py``,
-        ``benchmarks/RESULTS.md``, sections slda_subsets, slda_twenty and
-        slda_twenty_alpha_auto; measured with ``prediction="average"``, the
-        default then: see ``prediction`` for the refit's effect by mode).
+        model for two classes. The default stays ``"ovr"``, neither mode
+        winning every comparison. At the defaults, on four 20 Newsgroups
+        subsets of 3-6 classes (K = 20, c = 16, 150 documents per class, two
+        seeds) one-vs-rest was the more accurate on three (by 0.007, 0.010
+        and 0.003) and the multinomial model on one (by 0.001) (section
+        slda_prediction); on all 20 classes (K = 50, 40 sweeps, two threads,
+        c chosen on a validation split for each: 1024, the grid's end, and
+        64) the multinomial model reached 0.8330 ± 0.0050 over three seeds
+        against 0.8140 ± 0.0030 for one-vs-rest, in 84 s against 247 s
+        (section slda_twenty_alpha_auto). With ``prediction="average"`` (the
+        default before the refit) the subsets split two and two (30 sweeps:
+        by 0.009 / 0.009 and 0.027 / 0.014, section slda_subsets), and on
+        all 20 classes the multinomial model reached 0.7940 ± 0.0012 against
+        0.8042 ± 0.0051 at the paper's alpha = 5.6 (section slda_twenty) and
+        0.8011 ± 0.0036 against 0.7905 ± 0.0017 at ``"auto"``
+        (``benchmarks/slda_20news.py``, ``benchmarks/RESULTS.md``).
 
     doc_topic_prior : "auto" or float, default="auto"
         Symmetric Dirichlet prior (alpha) of the document-topic proportions;
@@ -213,7 +215,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         it was the better for ``multi_class="multinomial"`` (0.8011 ± 0.0036
         against 0.7940 ± 0.0012 over three seeds) and the worse for
         one-vs-rest (0.7905 ± 0.0017 against 0.8042 ± 0.0051), measured
-        with the former ``prediction="average"``. On three binary pairs at
+        with the former ``prediction="average"`` (the run before in section
+        slda_twenty_alpha_auto; at the defaults of now ``"auto"`` gives
+        0.8330 / 0.8140, 5.6 not remeasured). On three binary pairs at
         the defaults (K = 20, c = 25, two seeds) ``"auto"`` estimated alpha
         at 0.046-0.068 and reached a mean test accuracy of 0.9113, against
         0.9126 at alpha = 1 (paired changes -0.0114 to +0.0151, within the
@@ -296,7 +300,11 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         costs the training documents' topic frequencies and a short Gibbs
         chain of eta: 0.5-2.0 % of the fit at the defaults on 20 Newsgroups
         subsets of 3-6 classes (2.3-3.3 % with ``prediction_topics="inferred"``,
-        whose frequencies take Gibbs sweeps). With the inferred frequencies
+        whose frequencies take Gibbs sweeps); on all 20 classes (11,314
+        documents, K = 50) about 60 s (multinomial) and 110 s (one-vs-rest),
+        roughly a tenth and a thirtieth of a fit at the default 1,000 sweeps
+        (estimated from 40-sweep fits with and without it, section
+        slda_twenty_alpha_auto). With the inferred frequencies
         (the default then; the rows of the former defaults in the sections
         below), on six binary 20 Newsgroups pairs (K = 20, c = 25, five
         seeds each, the other parameters at their defaults) it raised the
