@@ -95,12 +95,15 @@ class _OneVsRestRun:
 
 # prediction="refit": draws of the weights given the training documents' topic
 # frequencies, the first WEIGHT_BURN_IN left out of their mean (the chain starts
-# at the fit's average weights). Ten times as many (3,000, the first 1,000 left
-# out) changed the predicted class of 0.06-0.36 % of the test documents of the
-# multi-class subsets (means per subset; 0-0.65 % with the inferred frequencies)
-# (benchmarks/slda_20news.py --part prediction, section slda_prediction).
-N_WEIGHT_DRAWS = 300
-WEIGHT_BURN_IN = 100
+# at the fit's average weights). Ten times as many (1,000, the first 330 left
+# out) changed the predicted class of 0.06-0.43 % of the test documents of the
+# multi-class subsets (means per subset), and 300 draws (100 left out), the
+# former default, gave the same test accuracy (each subset's mean within 0.0014,
+# multinomial +0.0001 and one-vs-rest -0.0003 on average) for three times the
+# refit's cost (benchmarks/slda_20news.py --part prediction, section
+# slda_prediction and its note).
+N_WEIGHT_DRAWS = 100
+WEIGHT_BURN_IN = 33
 
 
 def _integer_seed(seed_sequence):
@@ -298,13 +301,13 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         documents' topics sampled with their labels, which a new document's
         topic frequencies, computed without one, do not share. The refit
         costs the training documents' topic frequencies and a short Gibbs
-        chain of eta: 0.5-2.0 % of the fit at the defaults on 20 Newsgroups
-        subsets of 3-6 classes (2.3-3.3 % with ``prediction_topics="inferred"``,
-        whose frequencies take Gibbs sweeps); on all 20 classes (11,314
-        documents, K = 50) about 60 s (multinomial) and 110 s (one-vs-rest),
-        roughly a tenth and a thirtieth of a fit at the default 1,000 sweeps
-        (estimated from 40-sweep fits with and without it, section
-        slda_twenty_alpha_auto). With the inferred frequencies
+        chain of eta (100 draws): 0.2-0.7 % of the fit at the defaults on 20
+        Newsgroups subsets of 3-6 classes (with 300 draws 0.5-2.0 %, and
+        2.3-3.3 % with ``prediction_topics="inferred"``, whose frequencies
+        take Gibbs sweeps), 20.2 s (multinomial) and 17.1 s (one-vs-rest) on
+        all 20 classes (11,314 documents, K = 50, two threads; 68.1 and 31.1 s
+        with 300 draws, for the same accuracy on the subsets; section
+        slda_prediction). With the inferred frequencies
         (the default then; the rows of the former defaults in the sections
         below), on six binary 20 Newsgroups pairs (K = 20, c = 25, five
         seeds each, the other parameters at their defaults) it raised the
