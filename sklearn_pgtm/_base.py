@@ -117,6 +117,27 @@ def warn_if_fractional(values, whom, name="X"):
             UserWarning)
 
 
+def check_draw_totals(values, n, whom, name):
+    """The totals of ``n`` multinomial draws given as an int or array-like of
+    non-negative integers broadcastable to ``(n,)``, as int64, or a
+    ValueError naming ``name``."""
+    values = np.asarray(values)
+    if values.ndim > 1 or (values.ndim == 1 and values.shape[0] not in (1, n)):
+        raise ValueError(f"{whom}: {name} must be one integer or {n} integers, got shape "
+                         f"{values.shape}.")
+    if (values.dtype.kind not in "biuf" or not np.all(np.isfinite(values))
+            or np.any(values != np.rint(values)) or np.any(values < 0)):
+        raise ValueError(f"{whom}: {name} must hold non-negative integers, got {values.tolist()!r}.")
+    return np.broadcast_to(values.astype(np.int64), (n,))
+
+
+def check_n_draws(n_samples, whom):
+    """``n_samples`` of a method that draws, or a ValueError."""
+    if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
+        raise ValueError(f"{whom}: n_samples must be a positive integer, got {n_samples!r}.")
+    return int(n_samples)
+
+
 def _same_param(a, b):
     """Whether two values of a parameter are the same setting (arrays by
     value, numbers and strings by equality, anything else by identity)."""
@@ -689,10 +710,9 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         draws : ndarray of shape (n_samples, n_documents, n_components)
             Rows of each draw sum to one.
         """
-        if int(n_samples) < 1:
-            raise ValueError(f"n_samples must be a positive integer; got {n_samples!r}.")
+        n_samples = check_n_draws(n_samples, f"{type(self).__name__}.sample_transform")
         doc_ptr, word_ids = self._validated_tokens(X, "sample_transform")
-        return self._posterior(doc_ptr, word_ids, int(n_samples))[1]
+        return self._posterior(doc_ptr, word_ids, n_samples)[1]
 
     def score(self, X, y=None):
         """Log-likelihood of the words of X under the fitted model.

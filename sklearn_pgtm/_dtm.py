@@ -3,7 +3,7 @@ Pólya-Gamma Gibbs sampling (Linderman, Johnson & Adams 2015; MODELS.md
 section 4).
 """
 
-from numbers import Integral, Real
+from numbers import Integral, Number, Real
 
 import numpy as np
 from scipy.special import digamma, gammaln, polygamma
@@ -40,6 +40,7 @@ from ._kernels._polyagamma import PG_METHODS
 from ._kernels._random import document_streams, make_streams, seed_from
 from ._kernels._stick_breaking import inverse_stick_breaking
 from ._kernels._sweeps import ALL_WORDS, TokenTopics, sample_fixed_topics
+from ._lda import PRIOR_CONSTRAINT, PRIOR_VALUE
 from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
 from ._priors import DirichletPriors
 from ._progress import ProgressReporter
@@ -55,18 +56,17 @@ _SELECTION_ITER = 20
 # scikit-learn's estimator checks that cannot pass by design (merged into the
 # expected failures by tests/test_common.py).
 _EXPECTED_FAILED_CHECKS = {
-    "check_fit_score_takes_y": (
-        "the second argument of fit and score is `times` (each document's time "
-        "label), not y"
+    # These compare fit_transform(X, y) (y: the time labels, each document read
+    # at its own slice) with fit(X, y).transform(X) (no labels: every document
+    # read at the last slice). tests/test_dtm.py checks what they check
+    # (consistency of fit_transform and transform, n_features errors) with the
+    # labels given to both.
+    "check_transformer_general": (
+        "compares fit_transform(X, times) with transform(X) without the times"
     ),
-    # These call fit_transform(X, y=...) or score(X, y=...) by keyword; the
-    # second argument is `times`. tests/test_dtm.py checks what they check
-    # (consistency of fit_transform and transform, n_features errors) with it.
-    "check_transformer_general": "calls fit_transform(X, y=...); the argument is `times`",
     "check_transformer_data_not_an_array": (
-        "calls fit_transform(X, y=...); the argument is `times`"
+        "compares fit_transform(X, times) with transform(X) without the times"
     ),
-    "check_n_features_in_after_fitting": "calls score(X, y=...); the argument is `times`",
 }
 
 
@@ -155,8 +155,35 @@ def _draw_chain_variance(sum_squared_steps, n_steps, prior, gen):
     return float(rate / gen.gamma(shape))
 
 
+def _one_of_times(y, times, whom):
+    """The time labels of ``fit(X, times)`` (second place, scikit-learn's y)
+    or ``fit(X, times=...)``; a ValueError if both are given."""
+    if y is not None and times is not None:
+        raise ValueError(f"{whom}: the time labels were given twice, in second place and as "
+                         "times=; give them once.")
+    return times if y is None else y
+
+
+def _label_kind(label):
+    """What a time label is, for the check that labels are of one kind."""
+    if isinstance(label, (str, np.str_, bytes)):
+        return "strings"
+    if isinstance(label, (Number, np.number)):
+        return "numbers"
+    return type(label).__name__
+
+
 def _check_times(times, n_samples, whom):
     """One orderable label per document as a 1-D array, or a clear ValueError."""
+    if not isinstance(times, np.ndarray):
+        # np.asarray would turn [1990, "2000"] into strings, ordered as text.
+        kinds = {_label_kind(label) for label in np.asarray(times, dtype=object).ravel()
+                 if label is not None and label == label}  # missing labels: below
+        if len(kinds) > 1:
+            raise ValueError(
+                f"{whom}: the time labels mix {' and '.join(sorted(kinds))}; use labels of "
+                "one comparable type (numbers, dates or strings)."
+            )
     times = np.asarray(times)
     if times.ndim == 2 and times.shape[1] == 1:
         times = times.ravel()
@@ -385,8 +412,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
 
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
-        "doc_topic_prior": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
-        "topic_word_prior": [Interval(Real, 0, None, closed="neither")],
+        "doc_topic_prior": PRIOR_CONSTRAINT,
+        "topic_word_prior": [PRIOR_VALUE],
         "chain_variance": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "warm_start_iter": [Interval(Integral, 0, None, closed="left")],
@@ -465,7 +492,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     # ------------------------------------------------------------------- fit
     @keep_state_on_failure
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, times=None):
+    def fit(self, X, y=None, *, times=None):
         """Fit the model by Gibbs sampling.
 
         Parameters
@@ -473,11 +500,17 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Document-term counts (non-negative; rounded to integers).
 
+        y : array-like of shape (n_samples,), default=None
+            The time labels given in second place, ``fit(X, times)``, as
+            ``Pipeline.fit(docs, times)`` and cross-validation pass them;
+            the same as ``times``. Give one of the two.
+
         times : array-like of shape (n_samples,), default=None
             Time label of each document: any mutually orderable values
             (years, dates, integers, strings); documents with equal labels
             form one time slice and slices are ordered by label. None puts
-            every document in one slice (labelled 0).
+            every document in one slice (labelled 0). By keyword, it can be
+            routed to this step of a pipeline (``dynamictopicmodel__times=``).
 
         Returns
         -------
@@ -486,6 +519,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         """
         name = type(self).__name__
         whom = f"{name}.fit"
+        times = _one_of_times(y, times, whom)
         X = check_counts(self, X, reset=True, whom=whom)
         check_nonempty_corpus(X, whom)
         n_docs, n_words = X.shape
@@ -621,7 +655,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         )
         return self
 
-    def fit_transform(self, X, times=None):
+    def fit_transform(self, X, y=None, *, times=None):
         """Fit the model and return the topic proportions of X at its own slices.
 
         Parameters
@@ -629,15 +663,19 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Document-term counts.
 
+        y : array-like of shape (n_samples,), default=None
+            The time labels given in second place (see :meth:`fit`).
+
         times : array-like of shape (n_samples,), default=None
             Time label of each document (see :meth:`fit`).
 
         Returns
         -------
         doc_topic : ndarray of shape (n_samples, n_components)
-            ``self.fit(X, times).transform(X, times)``.
+            ``self.fit(X, times=times).transform(X, times)``.
         """
-        return self.fit(X, times).transform(X, times)
+        times = _one_of_times(y, times, f"{type(self).__name__}.fit_transform")
+        return self.fit(X, times=times).transform(X, times)
 
     # ------------------------------------------------------------- inference
     def _slice_index(self, times, n_docs, whom):
@@ -771,7 +809,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         """
         return self._infer(X, times, f"{type(self).__name__}.transform")
 
-    def score(self, X, times=None):
+    def score(self, X, y=None, *, times=None):
         """Document completion log-likelihood of X (higher is better).
 
         The tokens of every document are split at random in two halves
@@ -786,6 +824,11 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Document-term counts (held-out documents).
 
+        y : array-like of shape (n_samples,), default=None
+            The time labels given in second place, ``score(X, times)``, as
+            ``Pipeline.score(docs, times)`` passes them; the same as
+            ``times``. Give one of the two.
+
         times : array-like of shape (n_samples,), default=None
             Time label of each document (see :meth:`transform`).
 
@@ -794,7 +837,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         score : float
             Log-likelihood of the held-out halves.
         """
-        return self._completion_log_likelihood(X, times, f"{type(self).__name__}.score")[0]
+        whom = f"{type(self).__name__}.score"
+        return self._completion_log_likelihood(X, _one_of_times(y, times, whom), whom)[0]
 
     def perplexity(self, X, times=None):
         """Document completion perplexity ``exp(-score(X, times) / n_heldout)``.

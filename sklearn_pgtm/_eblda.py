@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import N_JOBS_CONSTRAINT, GibbsRun, trend_z_score
 from ._chain import TopicChain
 from ._kernels._dirichlet import align_topics, gamma_draw, hmc_update
-from ._lda import GibbsLDA
+from ._lda import PRIOR_VALUE, GibbsLDA
 from ._priors import ConsensusDensity, DirichletPriors, RaoBlackwellDensity
 from .exceptions import _warn
 
@@ -460,8 +460,8 @@ class EmpiricalBayesLDA(GibbsLDA):
         "n_batches": [None, Interval(Integral, 2, None, closed="left")],
         "n_chains": [Interval(Integral, 1, None, closed="left")],
         "hyperprior": [tuple, list],
-        "doc_topic_prior": [None, Interval(Real, 0, None, closed="neither")],
-        "topic_word_prior": [None, Interval(Real, 0, None, closed="neither")],
+        "doc_topic_prior": [None, PRIOR_VALUE],
+        "topic_word_prior": [None, PRIOR_VALUE],
         "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
         "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],

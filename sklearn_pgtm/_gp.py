@@ -9,6 +9,7 @@ functions. Equations: MODELS.md section 6; user guide :ref:`gp`.
 """
 
 import math
+import operator
 import warnings
 from numbers import Integral, Real
 
@@ -29,7 +30,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
-from ._base import warn_if_fractional
+from ._base import check_draw_totals, check_n_draws, keep_state_on_failure, warn_if_fractional
 from ._progress import ProgressReporter
 from ._kernels._gp import (
     draw_latent,
@@ -61,6 +62,24 @@ _QUAD_WEIGHTS /= _QUAD_WEIGHTS.sum()
 # Gilks 1997: ~0.44 in one dimension, ~0.23 in many).
 _MH_INITIAL_STEP = 0.1
 _MH_TARGET_ACCEPT = 0.3
+
+
+def _column_indices(columns, n_columns):
+    """The ``columns`` of a :class:`ColumnKernel` as a list of indices into
+    inputs with ``n_columns`` columns, or a ValueError naming the problem."""
+    try:
+        indices = [operator.index(c) for c in columns]
+    except TypeError:
+        raise ValueError(f"ColumnKernel: columns must be a sequence of integer column "
+                         f"indices, got {columns!r}.") from None
+    if not indices:
+        raise ValueError("ColumnKernel: columns is empty; give the indices of the input "
+                         "columns the kernel sees.")
+    outside = [c for c in indices if not -n_columns <= c < n_columns]
+    if outside:
+        raise ValueError(f"ColumnKernel: columns {outside} are out of range for inputs with "
+                         f"{n_columns} column(s).")
+    return indices
 
 
 class ColumnKernel(Kernel):
@@ -101,7 +120,10 @@ class ColumnKernel(Kernel):
         self.columns = columns
 
     def _select(self, X):
-        return None if X is None else np.asarray(X)[:, list(self.columns)]
+        if X is None:
+            return None
+        X = np.asarray(X)
+        return X[:, _column_indices(self.columns, X.shape[1])]
 
     def get_params(self, deep=True):
         """Get the parameters of this kernel.
@@ -674,6 +696,7 @@ class MultinomialGaussianProcess(BaseEstimator):
         return X, np.rint(Y)
 
     # ------------------------------------------------------------------- fit
+    @keep_state_on_failure
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit the model by Gibbs sampling.
@@ -928,7 +951,11 @@ class MultinomialGaussianProcess(BaseEstimator):
         draws : ndarray of shape (n_samples_X, n_categories, n_samples)
             Probabilities (rows sum to 1), or counts if ``total_count`` is set.
         """
+        whom = f"{type(self).__name__}.sample_y"
+        n_samples = check_n_draws(n_samples, whom)
         X = self._check_inputs(X)
+        totals = (None if total_count is None
+                  else check_draw_totals(total_count, X.shape[0], whom, "total_count"))
         rng = check_random_state(random_state)
         n_new, n_sticks = X.shape[0], self.n_categories_ - 1
         psi = np.zeros((n_samples, n_new, n_sticks))
@@ -939,9 +966,8 @@ class MultinomialGaussianProcess(BaseEstimator):
         for i in range(n_samples):
             proba[i] = _stick_probabilities(expit(psi[i]), expit(-psi[i]))
         draws = np.moveaxis(proba, 0, -1)
-        if total_count is None:
+        if totals is None:
             return draws
-        totals = np.broadcast_to(np.asarray(total_count, dtype=np.int64), (n_new,))
         counts = np.empty(draws.shape, dtype=np.int64)
         for i in range(n_samples):
             for j in range(n_new):

@@ -16,7 +16,12 @@ from ._chain import LDA_METHODS, TopicChain
 from ._priors import DirichletPriors
 from ._split_merge import SplitMerge
 
-PRIOR_CONSTRAINT = [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")]
+# A fixed or starting Dirichlet prior of every model of the family. Below 1e-10
+# the augmentation of an estimated prior (EmpiricalBayesLDA's Gamma and Beta
+# draws) and the dynamic model's first logits underflow (division by zero at
+# about 1e-16 and 1e-300); no corpus wants a prior that small.
+PRIOR_VALUE = Interval(Real, 1e-10, None, closed="left")
+PRIOR_CONSTRAINT = [StrOptions({"auto"}), PRIOR_VALUE]
 # topic_word_prior may also be an (n_components, n_features) array (seeded topics).
 TOPIC_WORD_PRIOR_CONSTRAINT = PRIOR_CONSTRAINT + ["array-like"]
 

@@ -21,7 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import check_counts
+from ._base import check_counts, check_draw_totals, check_n_draws, keep_state_on_failure
 from ._kernels._lds import (
     add_probabilities,
     calibrate_offsets,
@@ -704,6 +704,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         return out
 
     # ---------------------------------------------------------------- fit
+    @keep_state_on_failure
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, lengths=None):
         """Fit the model by Gibbs sampling.
@@ -1102,12 +1103,10 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             The latent states.
         """
         check_is_fitted(self)
-        if not isinstance(n_samples, Integral) or n_samples < 1:
-            raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
+        whom = f"{type(self).__name__}.sample"
+        n_samples = check_n_draws(n_samples, whom)
+        n_counts = check_draw_totals(n_counts, n_samples, whom, "n_counts")
         rng = check_random_state(random_state)
-        n_counts = np.broadcast_to(np.asarray(n_counts, dtype=np.int64), (n_samples,))
-        if np.any(n_counts < 0):
-            raise ValueError("n_counts must be non-negative.")
         dim = self.n_components
         A, Q = self.dynamics_matrix_, self.dynamics_covariance_
         z = np.empty((n_samples, dim))

@@ -982,6 +982,51 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         log_p = log_expit(scores)
         return log_p - logsumexp(log_p, axis=1, keepdims=True)
 
+    def transform(self, X):
+        """Topic proportions of documents, with the topics fixed.
+
+        The posterior mean of each document's topic proportions given its
+        words and each fitted model's topics (Gibbs sampling over the
+        tokens' topics, ``n_infer_iter`` sweeps), as in
+        :meth:`~sklearn_pgtm.GibbsLDA.transform`; no label is used.
+        Deterministic.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts.
+
+        Returns
+        -------
+        doc_topic_distr : ndarray of shape (n_samples, n_models * n_components)
+            One block of ``n_components`` columns per model, in the order of
+            the rows of ``components_`` (one block for a binary problem or the
+            multinomial model, one per class for one-vs-rest); the columns of
+            each block sum to one in every row.
+        """
+        return super().transform(X)
+
+    def sample_transform(self, X, n_samples=100):
+        """Posterior draws of documents' topic proportions, with the topics fixed.
+
+        As :meth:`~sklearn_pgtm.GibbsLDA.sample_transform`, for each fitted model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts.
+
+        n_samples : int, default=100
+            Number of draws.
+
+        Returns
+        -------
+        draws : ndarray of shape (n_samples, n_documents, n_models * n_components)
+            The blocks of :meth:`transform`; each block of each draw sums to
+            one.
+        """
+        return super().sample_transform(X, n_samples)
+
     @property
     def _n_features_out(self):
         return self.components_.shape[0]

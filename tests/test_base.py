@@ -179,3 +179,21 @@ def test_warnings_point_at_the_users_call():
         with pytest.warns(UserWarning, match="not integers") as record:
             model.fit(X)
         assert {w.filename for w in record if "not integers" in str(w.message)} == {__file__}
+
+
+@pytest.mark.parametrize("name, param", [
+    ("GibbsLDA", "doc_topic_prior"), ("GibbsLDA", "topic_word_prior"),
+    ("EmpiricalBayesLDA", "doc_topic_prior"), ("EmpiricalBayesLDA", "topic_word_prior"),
+    ("GibbsSLDAClassifier", "doc_topic_prior"), ("CorrelatedTopicModel", "topic_word_prior"),
+    ("DynamicTopicModel", "doc_topic_prior"), ("DynamicTopicModel", "topic_word_prior"),
+])
+def test_priors_below_the_family_bound_are_rejected_by_name(name, param):
+    # Below 1e-10 the augmentation of an estimated prior and the dynamic
+    # model's first logits underflowed (ZeroDivisionError inside a kernel).
+    import sklearn_pgtm
+
+    X = np.random.default_rng(0).poisson(1.0, (10, 8))
+    y = np.arange(10) % 2
+    estimator = getattr(sklearn_pgtm, name)(2, **{param: 1e-20})
+    with pytest.raises(ValueError, match=f"'{param}' parameter of {name}.*1e-10"):
+        estimator.fit(X, y)

@@ -634,6 +634,28 @@ def test_pipeline_on_the_embedded_sotu_sample():
     assert np.isfinite(pipe.score(texts[:30], decades[:30]))
 
 
+def test_times_by_keyword_and_routed_in_a_pipeline(dynamic_corpus):
+    # fit(X, times), fit(X, times=...) and a pipeline's dynamictopicmodel__times
+    # are one fit; labels given twice are an error.
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    X, times = dynamic_corpus[0][::3], dynamic_corpus[1][::3]
+    params = dict(max_iter=4, warm_start_iter=2, n_init=1, random_state=0)
+    by_place = DynamicTopicModel(2, **params).fit(X, times)
+    by_name = DynamicTopicModel(2, **params).fit(X, times=times)
+    pipe = make_pipeline(FunctionTransformer(), DynamicTopicModel(2, **params))
+    routed = pipe.fit(X, dynamictopicmodel__times=times)[-1]
+    for other in (by_name, routed):
+        np.testing.assert_array_equal(other.components_, by_place.components_)
+    np.testing.assert_array_equal(
+        DynamicTopicModel(2, **params).fit_transform(X, times=times),
+        DynamicTopicModel(2, **params).fit_transform(X, times))
+    assert by_place.score(X, times) == by_place.score(X, times=times)
+    with pytest.raises(ValueError, match="given twice"):
+        DynamicTopicModel(2, **params).fit(X, times, times=times)
+
+
 # --------------------------------------------------------- embedded corpus
 def test_sotu_loader():
     from sklearn_pgtm.datasets import _build_sotu, load_sotu_corpus
@@ -678,6 +700,13 @@ def test_auto_doc_topic_prior_recovers_alpha_of_lda_documents(true_alpha):
     np.testing.assert_array_equal(prior_trace[30:], model.doc_topic_prior_)
     assert model.log_likelihood_trace_.shape == (60,)
     assert np.all(np.isfinite(model.log_likelihood_trace_))
+
+
+def test_time_labels_of_mixed_types_are_rejected(dynamic_corpus):
+    # np.asarray would make them strings, ordered as text.
+    X = dynamic_corpus[0][:12]
+    with pytest.raises(ValueError, match="mix numbers and strings"):
+        DynamicTopicModel(2, max_iter=3, warm_start_iter=2, n_init=1).fit(X, [1990, "2000"] * 6)
 
 
 def test_failed_fit_keeps_the_previous_state(fitted, dynamic_corpus):

@@ -400,6 +400,42 @@ def test_bad_input_raises_clear_errors(params, y, match):
         MultinomialGaussianProcess(**params).fit(X, y)
 
 
+def test_failed_fit_keeps_the_previous_model(data):
+    u, y = data
+    gp = MultinomialGaussianProcess(max_iter=6, burn_in=3, random_state=0).fit(u, y)
+    before = gp.predict(u)
+    with pytest.raises(ValueError, match="no positive count"):
+        gp.fit(np.c_[u, u], np.zeros((u.shape[0], 5)))
+    assert gp.n_features_in_ == 1
+    np.testing.assert_array_equal(gp.predict(u), before)
+
+
+@pytest.mark.parametrize("columns, match", [
+    ([5], r"columns \[5\] are out of range for inputs with 2 column"),
+    (0, "sequence of integer column indices"),
+    ([0.5], "sequence of integer column indices"),
+    ([], "columns is empty"),
+])
+def test_column_kernel_checks_its_columns(columns, match):
+    X = np.c_[np.arange(8.0), np.arange(8.0) % 2]
+    kernel = ColumnKernel(RBF(), columns)
+    with pytest.raises(ValueError, match=match):
+        MultinomialGaussianProcess(kernel, max_iter=4, burn_in=2).fit(X, np.ones((8, 3)))
+
+
+def test_sample_y_arguments_are_checked(data):
+    u, y = data
+    gp = MultinomialGaussianProcess(max_iter=4, burn_in=2, random_state=0).fit(u, y)
+    for kwargs, match in [({"n_samples": -1}, "n_samples must be a positive integer"),
+                          ({"total_count": -1}, "non-negative integers"),
+                          ({"total_count": 2.5}, "non-negative integers"),
+                          ({"total_count": [3, 4, 5]}, "one integer or 2 integers")]:
+        with pytest.raises(ValueError, match=match):
+            gp.sample_y(u[:2], **kwargs)
+    counts = gp.sample_y(u[:2], n_samples=3, total_count=[3, 4])
+    np.testing.assert_array_equal(counts.sum(axis=1), [[3, 3, 3], [4, 4, 4]])
+
+
 def test_fractional_counts_warn():
     X = np.arange(6.0)[:, None]
     with pytest.warns(UserWarning, match="entries of y are not integers"):

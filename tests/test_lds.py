@@ -462,6 +462,35 @@ def test_input_validation(small_fit):
         MultinomialLDS(2, max_iter=2).fit(np.zeros((6, 3)))
 
 
+def test_failed_fit_keeps_the_previous_model(small_fit):
+    # A refit rejected after n_features_in_ was reset used to leave the old
+    # parameters with the new width (IndexError in transform, a heap overrun
+    # in sample).
+    import copy
+
+    X, fitted = small_fit
+    lds = copy.deepcopy(fitted)
+    before = lds.transform(X)
+    with pytest.raises(ValueError, match="lengths sum to 10"):
+        lds.fit(X[:12, :3], lengths=[5, 5])
+    assert lds.n_features_in_ == X.shape[1]
+    np.testing.assert_array_equal(lds.transform(X), before)
+    assert lds.sample(5)[0].shape == (5, X.shape[1])
+
+
+def test_sample_arguments_are_checked(small_fit):
+    _, lds = small_fit
+    for kwargs, match in [({"n_samples": 0}, "n_samples must be a positive integer"),
+                          ({"n_samples": 2.0}, "n_samples must be a positive integer"),
+                          ({"n_samples": 3, "n_counts": [1, 2]}, "one integer or 3 integers"),
+                          ({"n_counts": 1.7}, "non-negative integers"),
+                          ({"n_counts": -1}, "non-negative integers")]:
+        with pytest.raises(ValueError, match=match):
+            lds.sample(**kwargs)
+    X, _ = lds.sample(3, n_counts=[1, 0, 4], random_state=0)
+    np.testing.assert_array_equal(X.sum(axis=1), [1, 0, 4])
+
+
 def test_degenerate_inputs():
     # One category: nothing to predict, probabilities are 1.
     X = np.full((5, 1), 3)
