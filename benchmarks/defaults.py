@@ -1093,7 +1093,7 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
         verdicts, accuracies = classifier_verdicts(per_task)
         n_seeds = 1 if quick else len(classifier_seeds)
         # Other K or c than the (no default was chosen at them): own section.
-        other = "" if (K, c) == (20, 25) else f"_k{K}_c{c}"
+        other = "" if (K, c) == (20, 25) else re.sub(r"\W", "_", f"_k{K}_c{c}")
         body = [f"The classifier at its defaults with K = {K}, c = {c}, on binary tasks "
                 + ("(20 Newsgroups pairs: bydate train / test; sLDA-drawn: 30 % held out), "
                    if pairs is None else "(20 Newsgroups pairs chosen with --pairs: bydate "

@@ -24,12 +24,19 @@
   both modes: the expected topic frequencies (``prediction_topics="expected"``,
   the default) against the inferred ones, and the weights' average over the
   chain, on the same fits.
+- The refit's weight draws (``--part refit-draws``): the six binary pairs
+  of benchmarks/defaults.py x five seeds at the defaults (K = 20, c = 25),
+  each fit's refit run again with 100 (the default), 300 and 1,000 weight
+  draws: test accuracy and the predictions that change; and the refit's
+  seconds on all 20 classes.
 
-Only the package's public API is used. Timings are wall-clock on whatever
-machine runs it (the RESULTS.md figures: a 2-core machine, often shared).
+Apart from the last two parts, which rerun the refit's step of a kept
+chain through private methods, only the package's public API is used.
+Timings are wall-clock on whatever machine runs it (the RESULTS.md figures:
+a 2-core machine, often shared).
 
 Usage: python benchmarks/slda_20news.py [--quick]
-       [--part {all,subsets,twenty,binary,prediction}]
+       [--part {all,subsets,twenty,binary,prediction,refit-draws}]
        [--max-docs-per-class N] [--max-iter N] [--twenty-modes M [M]] [--twenty-iter N]
        [--twenty-fixed-c] [--twenty-seeds S [S ...]] [--twenty-alpha A]
 """
@@ -387,30 +394,147 @@ def prediction(quick=False, c=16.0, n_topics=20, cap=150, seeds=(0, 1)):
             for mode, v in changes.items()}
 
 
-def refit_again(clf, X_test):
-    """``prediction="refit"``'s step alone, again, on a fit made with
-    ``warm_start=True`` (which keeps the chain): its seconds (the weights are
-    the fit's: same seeds) and the share of the test documents whose
-    predicted class changes when the weights' chain is ten times longer
-    (3,000 draws, the first 1,000 left out)."""
+def refit_with(clf, draws, burn_in):
+    """The weights of ``prediction="refit"``'s step, run again on a fit made
+    with ``warm_start=True`` (which keeps the chain) with ``draws`` weight
+    draws, the first ``burn_in`` left out of their mean, and its seconds."""
     from sklearn_pgtm import _slda
 
     runs = _slda._model_runs(clf._run)
     start = _slda._average_weights(runs)
-    t0 = time.perf_counter()
-    coef = clf._refit_weights(runs, start)
-    seconds = time.perf_counter() - t0
-    assert np.array_equal(coef, clf.coef_), "the refit is not reproducible"
-    predicted = clf.predict(X_test)
-    draws, burn_in = _slda.N_WEIGHT_DRAWS, _slda.WEIGHT_BURN_IN
-    _slda.N_WEIGHT_DRAWS, _slda.WEIGHT_BURN_IN = 10 * draws, 10 * burn_in
+    saved = _slda.N_WEIGHT_DRAWS, _slda.WEIGHT_BURN_IN
+    _slda.N_WEIGHT_DRAWS, _slda.WEIGHT_BURN_IN = draws, burn_in
     try:
-        clf.coef_ = clf._refit_weights(runs, start)
-        changed = float(np.mean(clf.predict(X_test) != predicted))
+        t0 = time.perf_counter()
+        coef = clf._refit_weights(runs, start)
+        return coef, time.perf_counter() - t0
     finally:
-        _slda.N_WEIGHT_DRAWS, _slda.WEIGHT_BURN_IN = draws, burn_in
-        clf.coef_ = coef
-    return seconds, changed
+        _slda.N_WEIGHT_DRAWS, _slda.WEIGHT_BURN_IN = saved
+
+
+def predict_with(clf, coef, X):
+    """The classes ``clf`` predicts for X with weights ``coef``."""
+    fitted = clf.coef_
+    clf.coef_ = coef
+    try:
+        return clf.predict(X)
+    finally:
+        clf.coef_ = fitted
+
+
+def refit_again(clf, X_test):
+    """``prediction="refit"``'s step alone, again: its seconds (the weights
+    are the fit's: same seeds) and the share of the test documents whose
+    predicted class changes when the weights' chain is ten times longer."""
+    from sklearn_pgtm import _slda
+
+    draws, burn_in = _slda.N_WEIGHT_DRAWS, _slda.WEIGHT_BURN_IN
+    coef, seconds = refit_with(clf, draws, burn_in)
+    assert np.array_equal(coef, clf.coef_), "the refit is not reproducible"
+    longer, _ = refit_with(clf, 10 * draws, 10 * burn_in)
+    return seconds, float(np.mean(predict_with(clf, longer, X_test) != clf.predict(X_test)))
+
+
+# (draws, left out) of the refit's weight chain compared by --part refit-draws:
+# the default, the default before it, and ten times the default.
+REFIT_DRAWS = ((100, 33), (300, 100), (1000, 330))
+
+
+def refit_draws(quick=False, seeds=(0, 1, 2, 3, 4)):
+    """The refit's number of weight draws: on binary pairs (K = 20, c = 25,
+    the defaults otherwise) the test accuracy of each setting of
+    ``REFIT_DRAWS`` on the same fits and the share of predictions that
+    differ from the longest chain's; on all 20 classes (K = 50, two
+    threads) the refit's seconds, after a two-sweep chain."""
+    from defaults import PAIRS
+
+    from sklearn_pgtm import GibbsSLDAClassifier
+
+    t_start = time.perf_counter()
+    pairs = PAIRS[:1] if quick else PAIRS
+    seeds = seeds[:1] if quick else seeds
+    sweeps = dict(max_iter=30, burn_in=15) if quick else {}
+    labels = [f"{d} ({b})" for d, b in REFIT_DRAWS]
+    accuracy = {d: [] for d, _ in REFIT_DRAWS}
+    changed = {d: [] for d, _ in REFIT_DRAWS[:-1]}
+    seconds = {d: [] for d, _ in REFIT_DRAWS}
+    rows = []
+    for pair in pairs:
+        X_train, y_train, X_test, y_test, _, _ = load(pair)
+        cells = {d: [] for d, _ in REFIT_DRAWS}
+        for seed in seeds:
+            clf, _ = fit_timed(GibbsSLDAClassifier(20, c=25.0, random_state=seed,
+                                                   warm_start=True, **sweeps),
+                               X_train, y_train)
+            predicted = {}
+            for draws, burn_in in REFIT_DRAWS:
+                coef, secs = refit_with(clf, draws, burn_in)
+                predicted[draws] = predict_with(clf, coef, X_test)
+                cells[draws].append(float(np.mean(predicted[draws] == y_test)))
+                accuracy[draws].append(cells[draws][-1])
+                seconds[draws].append(secs)
+            longest = REFIT_DRAWS[-1][0]
+            for draws in changed:
+                changed[draws].append(float(np.mean(predicted[draws] != predicted[longest])))
+            print(pair, seed, {d: v[-1] for d, v in cells.items()}, flush=True)
+        rows.append([" vs ".join(pair)] + [f"{np.mean(cells[d]):.4f}" for d, _ in REFIT_DRAWS])
+    acc = {d: np.array(v) for d, v in accuracy.items()}
+    default, former, longest = (d for d, _ in REFIT_DRAWS)
+    diff = acc[default] - acc[former]
+    rows.append(["mean"] + [f"{acc[d].mean():.4f}" for d, _ in REFIT_DRAWS])
+    rows.append(["refit seconds (mean)"] + [f"{np.mean(seconds[d]):.2f}"
+                                            for d, _ in REFIT_DRAWS])
+    lines = [
+        f"- {default} against {former} draws, per fit: mean {diff.mean():+.4f}, from "
+        f"{diff.min():+.4f} to {diff.max():+.4f}; {np.sum(diff > 0)} better, "
+        f"{np.sum(diff < 0)} worse, {np.sum(diff == 0)} equal."]
+    lines += [f"- predictions that differ from {longest} draws' with {d}: mean "
+              f"{np.mean(v):.2%}, at most {np.max(v):.2%}." for d, v in changed.items()]
+    twenty_rows = [] if quick else twenty_refit_seconds()
+    body = (
+        "Binary pairs (those of defaults.py): GibbsSLDAClassifier(20, c=25, "
+        "random_state=seed) "
+        + ("with max_iter=30, burn_in=15 " if quick else "at its other defaults ")
+        + f"(seeds {', '.join(map(str, seeds))}), one fit per pair and seed; on each fit "
+        "the refit's weight chain is run again with each number of draws (the first ones "
+        "left out of the mean, in brackets) from the same random streams, and the test "
+        "accuracy (expected topic frequencies, the default) is measured with each. "
+        f"{default} is the default, {former} the default before it.\n\n"
+        + markdown_table(["pair"] + [f"{x} draws" for x in labels], rows)
+        + "\n\n" + "\n".join(lines)
+    )
+    if twenty_rows:
+        body += (
+            "\n\nAll 20 classes (11,314 training documents, K = 50, n_jobs=2, c = 1024 "
+            "multinomial and 64 one-vs-rest, the values chosen in section "
+            "slda_twenty_alpha_auto): seconds of the refit step alone, after a two-sweep "
+            "chain (the documents, K and the draws set its cost, not the chain's length), "
+            "seed 0.\n\n"
+            + markdown_table(["multi_class"] + [f"{x} draws, s" for x in labels],
+                             twenty_rows))
+    body += f"\n\nRun time {time.perf_counter() - t_start:.0f} s. {load_note()}"
+    print(body, flush=True)
+    write_section("slda_refit_draws",
+                  "GibbsSLDAClassifier: the refit's number of weight draws", body)
+    return {f"refit draws: mean accuracy with {d}": round(float(acc[d].mean()), 4)
+            for d, _ in REFIT_DRAWS}
+
+
+def twenty_refit_seconds():
+    """Rows (mode, seconds of the refit per setting of REFIT_DRAWS) on all
+    20 classes, K = 50, two threads, after a two-sweep chain."""
+    from sklearn_pgtm import GibbsSLDAClassifier
+
+    X, y, _, _, _, _ = load(None)
+    rows = []
+    for mode, c in (("multinomial", 1024.0), ("ovr", 64.0)):
+        clf, _ = fit_timed(GibbsSLDAClassifier(50, c=c, multi_class=mode, max_iter=2,
+                                               burn_in=1, n_jobs=2, random_state=0,
+                                               warm_start=True), X, y)
+        cells = [f"{refit_with(clf, d, b)[1]:.1f}" for d, b in REFIT_DRAWS]
+        rows.append([mode] + cells)
+        print(mode, cells, flush=True)
+    return rows
 
 
 # Powers of 4. The grid ran to 256 until the multinomial model chose its end
@@ -534,6 +658,8 @@ def main(quick=False, part="all", cap=None, max_iter=None, modes=("multinomial",
         summary.update(binary(quick))
     if part in ("all", "prediction"):
         summary.update(prediction(quick))
+    if part in ("all", "refit-draws"):
+        summary.update(refit_draws(quick))
     return summary
 
 
@@ -541,7 +667,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--part", choices=["all", "subsets", "twenty", "binary",
-                                                 "prediction"], default="all")
+                                           "prediction", "refit-draws"], default="all")
     parser.add_argument("--max-docs-per-class", type=int, default=None,
                         help="subsets: at most this many training documents per class")
     parser.add_argument("--max-iter", type=int, default=None,

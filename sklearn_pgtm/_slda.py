@@ -99,10 +99,11 @@ class _OneVsRestRun:
 # out) changed the predicted class of 0.06-0.43 % of the test documents of the
 # multi-class subsets (means per subset), and 300 draws (100 left out), the
 # former default, gave the same test accuracy (each subset's mean within 0.0014,
-# multinomial +0.0001 and one-vs-rest -0.0003 on average; on 50 binary fits,
-# 10 pairs x 5 seeds, 0.9081 against 0.9082) for three times the refit's cost
-# (benchmarks/slda_20news.py --part prediction, section slda_prediction and its
-# note).
+# multinomial +0.0001 and one-vs-rest -0.0003 on average: benchmarks/
+# slda_20news.py --part prediction, section slda_prediction; on 30 binary fits,
+# six pairs x five seeds, 0.9186 against 0.9184 and 0.9185 with 1,000) for three
+# times the refit's cost (18 / 13 s on all 20 classes against 55 / 26 s, the
+# multinomial model / one-vs-rest: --part refit-draws, section slda_refit_draws).
 N_WEIGHT_DRAWS = 100
 WEIGHT_BURN_IN = 33
 
@@ -305,10 +306,11 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         chain of eta (100 draws): 0.2-0.7 % of the fit at the defaults on 20
         Newsgroups subsets of 3-6 classes (with 300 draws 0.5-2.0 %, and
         2.3-3.3 % with ``prediction_topics="inferred"``, whose frequencies
-        take Gibbs sweeps), 20.2 s (multinomial) and 17.1 s (one-vs-rest) on
-        all 20 classes (11,314 documents, K = 50, two threads; 68.1 and 31.1 s
-        with 300 draws, for the same accuracy on the subsets; section
-        slda_prediction). With the inferred frequencies
+        take Gibbs sweeps), 18.3 s (multinomial) and 12.6 s (one-vs-rest) on
+        all 20 classes (11,314 documents, K = 50, two threads; 54.6 and 26.4 s
+        with 300 draws, for the same accuracy on the subsets and on six binary
+        pairs; sections slda_prediction and slda_refit_draws). With the
+        inferred frequencies
         (the default then; the rows of the former defaults in the sections
         below), on six binary 20 Newsgroups pairs (K = 20, c = 25, five
         seeds each, the other parameters at their defaults) it raised the
