@@ -253,6 +253,9 @@ class GibbsRun:
     notes : list of str
         Events of the last sweep's steps for the progress report (shown and
         cleared after every sweep).
+    extra_sweeps : int
+        Sweeps the model added to this fit beyond ``_n_sweeps_per_fit()``
+        (EmpiricalBayesLDA's extended burn-in).
     """
 
     chain: object
@@ -263,6 +266,7 @@ class GibbsRun:
     n_kept: int = 0
     split_merge: object = None
     notes: list = field(default_factory=list)
+    extra_sweeps: int = 0
 
     def keep_counts(self):
         """Add the current topic-word counts to the summed ones.
@@ -544,6 +548,7 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             run = self._start_run(X, doc_ptr, word_ids, seed_from(rng))
             self._infer_seed = seed_from(rng)
         reporter = ProgressReporter(type(self).__name__, self.verbose)
+        run.extra_sweeps = 0
         n_iter = self._n_sweeps_per_fit()
         # The sweeps' dense algebra is small (K x K conditionals, D x K
         # products); a multi-threaded BLAS on it only adds threads that spin
@@ -551,7 +556,8 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         # (multinomial classifier on two threads, 20 Newsgroups: 277 -> 234 ms
         # per sweep; benchmarks/RESULTS.md, "Two threads").
         with one_blas_thread():
-            for it in range(n_iter):
+            it = 0
+            while it < n_iter + run.extra_sweeps:
                 self._sweep(run)
                 for message in run.notes:
                     reporter.note(message)
@@ -561,8 +567,10 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                 check_finite(log_likelihood, whom, "the log-likelihood",
                              self._divergence_setting())
                 run.trace.record(log_likelihood=log_likelihood, topic_share=run.topic_share())
-                if reporter.due(it, n_iter):
-                    reporter.report(it, n_iter, log_likelihood=float(log_likelihood))
+                if reporter.due(it, n_iter + run.extra_sweeps):
+                    reporter.report(it, n_iter + run.extra_sweeps,
+                                    log_likelihood=float(log_likelihood))
+                it += 1
         self._finish(run)
         self.trace_ = run.trace.frozen()
         self.log_likelihood_trace_ = self.trace_.log_likelihood

@@ -292,6 +292,31 @@ def test_far_start_warns():
     assert model.doc_topic_prior_ > 10 * 0.3
 
 
+@pytest.mark.parametrize("sampler, start", [("augmentation", 30.0), ("hmc", 1e4)])
+def test_burn_in_grows_while_the_chains_drift(sampler, start):
+    """Started far from the estimate, the kept draws of the first window
+    drift: they become burn-in and as many are drawn again, at most until
+    the burn-in is MAX_BURN_IN_FACTOR times burn_in; the fit's record
+    (iterations, trace, kept draws, acceptance) follows the longer burn-in.
+    Started at the default, the burn-in stays as given."""
+    from sklearn_pgtm._eblda import MAX_BURN_IN_FACTOR
+
+    X, _ = lda_corpus(150, 60, 3, 40, 0.3, 0.2, seed=3)
+    params = dict(n_samples=120, burn_in=60, n_final_iter=10, n_chains=3, sampler=sampler,
+                  random_state=0)
+    far = EmpiricalBayesLDA(3, doc_topic_prior=start, topic_word_prior=start, **params)
+    _warnings_of(far, X)
+    n_kept = 40
+    assert far.burn_in_ > 60 and (far.burn_in_ - 60) % n_kept == 0
+    assert far.burn_in_ + n_kept <= MAX_BURN_IN_FACTOR * 60
+    assert far.n_iter_ == far.burn_in_ + n_kept + 10 == far.log_likelihood_trace_.shape[0]
+    assert far.hyperparameter_samples_.shape == (3 * n_kept, 2)
+    if sampler == "hmc":
+        assert 0.0 <= far.acceptance_rate_ <= 1.0
+    near = EmpiricalBayesLDA(3, **params).fit(X)
+    assert near.burn_in_ == 60 and near.n_iter_ == 60 + n_kept + 10
+
+
 def test_chains_agree_on_lda_corpus():
     """From the default start on a corpus drawn from LDA, the chains agree: no
     warning about h, pooled draws of every chain, per-chain estimates near the
