@@ -188,14 +188,19 @@ class EmpiricalBayesLDA(GibbsLDA):
         with alpha 0.0586 (reported sd 0.0013) against 0.0540 / 0.0541
         with ``burn_in`` 400 / 800; the extension stopped at 325 with
         0.0559, for about 1.3 times the fit time (section
-        ``eblda_burn_in_extension``; user guide, :ref:`eblda_chains`). Against 100 and 400 (section
-        ``eblda_defaults_chain``, same command and rows as ``n_samples``):
+        ``eblda_burn_in_extension``; user guide, :ref:`eblda_chains`).
+        Against 100 and 400 (section ``eblda_defaults_chain``, same command
+        and rows as ``n_samples``, before the extension):
         with 100 a chain of h still drifted over its kept draws (the
         ConvergenceWarning) in 2 of 10 fits on the four 20 Newsgroups
         groups, with 200 and 400 in none; the mean estimate moved by at most
         2.4 % (``|z|`` <= 1.1) and the reported sd by at most 17 %, while 400
         took 1.3-1.5 times the fit time of 200 (4.8 against 3.7 s on the
-        LDA draw, 9.4 against 6.3 s on 20 Newsgroups).
+        LDA draw, 9.4 against 6.3 s on 20 Newsgroups). The default stays at
+        200: the extension lengthens only the fits that drift, where 400
+        would lengthen every fit; neither removes all of a slow drift (on
+        300 of the religion messages alpha is 0.074-0.077 extended, 0.069-
+        0.075 at 400 and 0.067-0.070 at 800).
 
     n_final_iter : int, default=500
         Topic sweeps with ``h`` fixed at the estimate after the chains, by
