@@ -199,8 +199,8 @@ class EmpiricalBayesLDA(GibbsLDA):
         LDA draw, 9.4 against 6.3 s on 20 Newsgroups). The default stays at
         200: the extension lengthens only the fits that drift, where 400
         would lengthen every fit; neither removes all of a slow drift (on
-        300 of the religion messages alpha is 0.074-0.077 extended, 0.069-
-        0.075 at 400 and 0.067-0.070 at 800).
+        300 of the religion messages alpha is 0.074-0.077 extended,
+        0.069-0.075 at 400 and 0.067-0.070 at 800).
 
     n_final_iter : int, default=500
         Topic sweeps with ``h`` fixed at the estimate after the chains, by
