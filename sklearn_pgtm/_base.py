@@ -48,6 +48,9 @@ from .exceptions import ChainDivergenceError, _warn
 
 # A document longer than this cannot be held in the int32 count matrices.
 MAX_DOCUMENT_TOKENS = np.iinfo(np.int32).max
+# Largest total of a row of a count model that does not expand rows into
+# tokens (MultinomialLDS): its counts are float64, exact up to 2**53.
+MAX_ROW_COUNT = 2**53
 # More non-integer entries than this fraction: the input is evidently not counts.
 _FRACTIONAL_WARNING_SHARE = 0.5
 
@@ -65,7 +68,7 @@ N_JOBS_CONSTRAINT = [
 # --------------------------------------------------------------------------
 
 
-def check_counts(estimator, X, *, reset, whom=None):
+def check_counts(estimator, X, *, reset, whom=None, as_tokens=True):
     """Validate a document-term count matrix and return it as CSR int64 counts.
 
     - sparse or dense input; NaN and infinite values raise ``ValueError``
@@ -76,7 +79,8 @@ def check_counts(estimator, X, *, reset, whom=None):
       count tokens), with a ``UserWarning`` when most nonzero entries are
       fractional (TF-IDF or normalized input is not counts);
     - a document with more tokens than the int32 counts can hold raises
-      ``ValueError``;
+      ``ValueError`` (``as_tokens``: the rows are expanded into tokens); else
+      a row above ``MAX_ROW_COUNT`` (count models such as MultinomialLDS);
     - at predict / transform time a wrong number of features raises
       ``ValueError`` naming both numbers.
 
@@ -92,11 +96,15 @@ def check_counts(estimator, X, *, reset, whom=None):
     warn_if_fractional(X.data, whom)
     X.data = np.rint(X.data)
     lengths = np.asarray(X.sum(axis=1)).ravel() if X.shape[0] else np.zeros(0)
-    if lengths.size and lengths.max() > MAX_DOCUMENT_TOKENS:
+    if as_tokens and lengths.size and lengths.max() > MAX_DOCUMENT_TOKENS:
         raise ValueError(
             f"{whom}: a document has {lengths.max():.3g} tokens; at most "
             f"{MAX_DOCUMENT_TOKENS} per document can be expanded into tokens (the counts "
             "are probably not word counts).")
+    if not as_tokens and lengths.size and lengths.max() > MAX_ROW_COUNT:
+        raise ValueError(
+            f"{whom}: a row has {lengths.max():.3g} counts; at most {MAX_ROW_COUNT:.3g} "
+            "per row are supported (integers exact in float64).")
     X.eliminate_zeros()
     X = X.astype(np.int64)
     X.sort_indices()

@@ -669,7 +669,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     # ------------------------------------------------------------ helpers
     def _validate(self, X, lengths, *, reset, whom):
-        X = check_counts(self, X, reset=reset, whom=whom)
+        X = check_counts(self, X, reset=reset, whom=whom, as_tokens=False)
         if X.shape[0] == 0:
             raise ValueError(f"{whom}: X has no rows.")
         if reset and X.nnz == 0:

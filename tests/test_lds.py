@@ -478,6 +478,18 @@ def test_failed_fit_keeps_the_previous_model(small_fit):
     assert lds.sample(5)[0].shape == (5, X.shape[1])
 
 
+def test_rows_of_billions_of_counts():
+    # Rows are not expanded into tokens: the topic models' int32 limit per
+    # document does not apply; beyond 2**53 the counts are no longer exact.
+    X = np.random.RandomState(0).poisson(3, (20, 5)).astype(float)
+    X[3] = [3e9, 1e9, 5e8, 1, 0]
+    lds = MultinomialLDS(2, max_iter=6, n_particles=20, random_state=0).fit(X)
+    assert np.all(np.isfinite(lds.predict_proba(X))) and np.isfinite(lds.score(X))
+    X[3, 0] = 2.0 ** 54
+    with pytest.raises(ValueError, match="a row has .* counts; at most"):
+        MultinomialLDS(2, max_iter=2).fit(X)
+
+
 def test_sample_arguments_are_checked(small_fit):
     _, lds = small_fit
     for kwargs, match in [({"n_samples": 0}, "n_samples must be a positive integer"),
