@@ -134,8 +134,10 @@ def check_draw_totals(values, n, whom, name):
         raise ValueError(f"{whom}: {name} must be one integer or {n} integers, got shape "
                          f"{values.shape}.")
     if (values.dtype.kind not in "biuf" or not np.all(np.isfinite(values))
-            or np.any(values != np.rint(values)) or np.any(values < 0)):
-        raise ValueError(f"{whom}: {name} must hold non-negative integers, got {values.tolist()!r}.")
+            or np.any(values != np.rint(values)) or np.any(values < 0)
+            or np.any(values > MAX_ROW_COUNT)):
+        raise ValueError(f"{whom}: {name} must hold non-negative integers of at most "
+                         f"2**53, got {values.tolist()!r}.")
     return np.broadcast_to(values.astype(np.int64), (n,))
 
 

@@ -67,6 +67,12 @@ def topic_word_matrix(obj):
     else:
         components = model
     components = np.asarray(components, dtype=np.float64)
+    if components.ndim == 3 and hasattr(model, "time_slices_"):
+        raise ValueError(
+            f"{type(model).__name__} has one set of topics per time slice (components_ of "
+            f"shape {components.shape}): pass one slice's topics, "
+            "model.components_[s], or use its get_topic_words / topic_evolution."
+        )
     if components.ndim != 2 or components.shape[0] < 1 or components.shape[1] < 2:
         raise ValueError(
             "Topics must be a 2-d array of shape (n_topics, n_features) with at least one "

@@ -41,6 +41,7 @@ from ._kernels._random import document_streams, make_streams, seed_from
 from ._kernels._stick_breaking import inverse_stick_breaking
 from ._kernels._sweeps import ALL_WORDS, TokenTopics, sample_fixed_topics
 from ._lda import PRIOR_CONSTRAINT, PRIOR_VALUE
+from .inspection import _check_n_words
 from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
 from ._priors import DirichletPriors
 from ._progress import ProgressReporter
@@ -897,18 +898,25 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             By decreasing probability.
         """
         check_is_fitted(self)
-        if not 0 <= int(topic) < self.n_components:
-            raise ValueError(f"topic={topic!r} is not in [0, {self.n_components}).")
+        if (not isinstance(topic, Integral) or isinstance(topic, bool)
+                or not 0 <= topic < self.n_components):
+            raise ValueError(f"topic must be an integer in [0, {self.n_components}); "
+                             f"got {topic!r}.")
         row = self.components_[self._slice_position(time_slice), int(topic)]
         row = row / row.sum()
+        n_words = _check_n_words(n_words, row.shape[0])
         names = feature_names
         if names is None:
             names = getattr(self, "feature_names_in_", None)
-        if names is not None and len(names) != row.shape[0]:
-            raise ValueError(
-                f"feature_names has {len(names)} entries, the model {row.shape[0]} words."
-            )
-        top = np.argsort(-row, kind="stable")[: int(n_words)]
+        if names is not None:
+            if isinstance(names, (set, frozenset, dict)):
+                raise ValueError("feature_names must be a sequence of names in the order of "
+                                 f"the columns of X; got a {type(names).__name__}.")
+            names = np.asarray(names, dtype=object)
+            if names.ndim != 1 or len(names) != row.shape[0]:
+                raise ValueError(f"feature_names has shape {names.shape}, the model "
+                                 f"{row.shape[0]} words.")
+        top = np.argsort(-row, kind="stable")[:n_words]
         return [(names[i] if names is not None else int(i), float(row[i])) for i in top]
 
     def topic_evolution(self, topic, n_words=10, feature_names=None):

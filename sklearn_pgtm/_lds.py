@@ -1051,7 +1051,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             Rows sum to 1; columns in the order of the training data.
         """
         check_is_fitted(self)
-        if not isinstance(n_steps, Integral) or n_steps < 1:
+        if not isinstance(n_steps, Integral) or isinstance(n_steps, bool) or n_steps < 1:
             raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}.")
         S = self._samples
         n_draws = S["A"].shape[0]

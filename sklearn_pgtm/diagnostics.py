@@ -43,6 +43,8 @@ def _as_draws(draws, whom):
         x = x[None, :]
     if x.ndim != 2:
         raise ValueError(f"{whom}: draws must have shape (n_chains, n_draws); got {x.shape}.")
+    if x.shape[0] < 1:
+        raise ValueError(f"{whom}: draws hold no chain; got shape {x.shape}.")
     if x.shape[1] < 4:
         raise ValueError(f"{whom}: at least 4 draws per chain are needed; got {x.shape[1]}.")
     if not np.all(np.isfinite(x)):
@@ -461,8 +463,8 @@ class ChainSummary:
         Per quantity: R-hat, bulk- and tail-ESS, and the mean and standard
         deviation of the kept draws of all chains.
     agree : bool
-        True when every R-hat is below ``rhat_threshold`` and every ESS above
-        ``ess_threshold``.
+        True when at least one quantity was compared and every R-hat is
+        below ``rhat_threshold`` and every ESS above ``ess_threshold``.
     message : str
         The verdict in words.
     n_chains, n_draws, burn_in : int
@@ -515,7 +517,7 @@ class ChainSummary:
             The message, then one line per shown quantity.
         """
         rows = self._shown_rows()
-        width = max(len("quantity"), *(len(self.names[i]) for i in rows))
+        width = max([len("quantity")] + [len(self.names[i]) for i in rows])
         lines = [self.message, "",
                  f"{'quantity'.ljust(width)}  {'R-hat':>7}  {'ESS bulk':>8}  {'ESS tail':>8}"
                  f"  {'mean':>11}  {'sd':>9}"]
@@ -570,7 +572,14 @@ def _topic_alignment(models, n_blocks):
     topics = []
     for model in models:
         components = np.asarray(model.components_, dtype=np.float64)
-        topics.append(components / components.sum(axis=1, keepdims=True))
+        # Rows without weight (a topic no token reached) count as uniform.
+        components = np.where(components.sum(axis=-1, keepdims=True) > 0, components, 1.0)
+        components = components / components.sum(axis=-1, keepdims=True)
+        if components.ndim == 3:
+            # DynamicTopicModel (slices x topics x words): a topic is matched
+            # by its word distribution averaged over the slices.
+            components = components.mean(axis=0)
+        topics.append(components)
     n_topics = topics[0].shape[0]
     if any(t.shape != topics[0].shape for t in topics):
         raise ValueError("The chains' components_ have different shapes: they are not "
@@ -595,6 +604,8 @@ def _trace_part(model, name):
     value = getattr(trace, name, None) if trace is not None else None
     if value is None and name == "log_likelihood":
         value = getattr(model, "log_likelihood_trace_", None)
+        if value is None and np.ndim(getattr(model, "log_likelihood_", None)) == 1:
+            value = model.log_likelihood_  # MultinomialLDS: one value per sweep
     return None if value is None else np.asarray(value, dtype=np.float64)
 
 
@@ -678,8 +689,8 @@ def _common_length(models):
         if trace is None:
             raise ValueError(
                 f"{type(model).__name__} has no log_likelihood_trace_ (nor "
-                "trace_.log_likelihood): it does not record its chain, so the chains cannot "
-                "be compared."
+                "trace_.log_likelihood, nor a per-sweep log_likelihood_): it does not record "
+                "its chain, so the chains cannot be compared."
             )
         lengths.append(trace.shape[0])
     return min(lengths)
@@ -731,11 +742,14 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
         The result of :func:`run_chains`, or chains fitted by hand (same
         estimator, different seeds). Each estimator (or the topic model of
         a Pipeline) must have ``log_likelihood_trace_`` (per-sweep training
-        log-likelihood) or ``trace_.log_likelihood``; ``trace_`` may also
+        log-likelihood), ``trace_.log_likelihood`` or a per-sweep
+        ``log_likelihood_`` (MultinomialLDS); ``trace_`` may also
         have ``topic_share`` (n_iter, n_topics), ``coef`` (n_iter, n_models,
         n_components), ``doc_topic_prior`` (n_iter,) or (n_iter, n_topics),
         ``topic_word_prior`` (n_iter,) and ``mean`` (n_iter, dim), each None
-        when not applicable; per-topic quantities need ``components_``.
+        when not applicable; per-topic quantities need ``components_`` (a
+        DynamicTopicModel's topics are matched by their word distributions
+        averaged over the slices).
 
     burn_in : int, float or None, default=None
         Warm-up to discard from the start of every trace: a number of
@@ -805,8 +819,13 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
             f"Only {n_iter - discarded} sweeps per chain are left after discarding "
             f"{discarded} of {n_iter} as warm-up; at least 4 are needed (run longer)."
         )
+    if not isinstance(rhat_threshold, Real) or not rhat_threshold > 1.0:
+        raise ValueError(f"rhat_threshold must be a number above 1; got {rhat_threshold!r}.")
     if ess_threshold is None:
         ess_threshold = ESS_PER_CHAIN * n_chains
+    elif not isinstance(ess_threshold, Real) or not ess_threshold > 0:
+        raise ValueError(f"ess_threshold must be a positive number or None; got "
+                         f"{ess_threshold!r}.")
     quantities, alignment_distance, notes = _aligned_traces(models, n_iter)
 
     names, rows = [], []
@@ -847,12 +866,17 @@ def _verdict(names, values, n_chains, n_iter, discarded, rhat_threshold, ess_thr
     bad_rhat = np.flatnonzero(~(r_hat < rhat_threshold))
     bad_ess = np.flatnonzero(~(ess > ess_threshold))
     kept = f"(draws {discarded + 1}-{n_iter} of each chain; the first {discarded} discarded)"
-    agree = bad_rhat.size == 0 and bad_ess.size == 0
-    if agree:
-        lines = [f"The {n_chains} chains agree: R-hat < {rhat_threshold:g} and bulk/tail ESS > "
+    agree = bool(names) and bad_rhat.size == 0 and bad_ess.size == 0
+    # One chain: split R-hat compares its two halves.
+    chains = "The chain's two halves" if n_chains == 1 else f"The {n_chains} chains"
+    if not names:
+        lines = [f"Nothing to compare {kept}: no traced quantity varies within the chains "
+                 "(see below), so they cannot be judged to agree."]
+    elif agree:
+        lines = [f"{chains} agree: R-hat < {rhat_threshold:g} and bulk/tail ESS > "
                  f"{ess_threshold:g} for {_count(len(names), 'traced quantity')} {kept}."]
     else:
-        lines = [f"The {n_chains} chains do NOT agree yet {kept}."]
+        lines = [f"{chains} do NOT agree yet {kept}."]
         if bad_rhat.size:
             worst = bad_rhat[np.argmax(r_hat[bad_rhat])]
             lines.append(

@@ -2,7 +2,9 @@
 topics with their prevalence, coherence and (for supervised models)
 classifier weight.
 
-Works on every estimator of the package, on scikit-learn's
+Works on every topic model of the package with one set of topics (for
+:class:`~sklearn_pgtm.DynamicTopicModel`, pass one slice's topics,
+``components_[s]``, or use its own ``get_topic_words``), on scikit-learn's
 :class:`~sklearn.decomposition.LatentDirichletAllocation`, on anything with
 ``components_`` (topics as rows of non-negative weights over the features),
 and on a :class:`~sklearn.pipeline.Pipeline` that contains one: the

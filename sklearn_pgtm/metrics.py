@@ -26,11 +26,20 @@ from . import _coherence
 __all__ = ["split_document_completion", "document_completion_perplexity", "topic_coherence"]
 
 
+# Counts above this are not exact in float64 (and near 2**63 overflow int64).
+_MAX_COUNT = 2**53
+
+
 def _as_count_csr(X, whom):
+    if X is None:
+        raise ValueError(f"{whom}: X is None; pass a document-term count matrix.")
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
     if X.data.size and not np.all(np.isfinite(X.data)):
         raise ValueError(f"Input X passed to {whom} contains NaN or infinity.")
     check_non_negative(X, whom)
+    if X.data.size and X.data.max() > _MAX_COUNT:
+        raise ValueError(f"{whom}: a count of X is {X.data.max():.3g}; counts above "
+                         f"{_MAX_COUNT:.3g} are not supported.")
     X.data = np.rint(X.data)
     X.eliminate_zeros()
     return X.astype(np.int64)
@@ -144,9 +153,20 @@ def document_completion_perplexity(estimator, X, *, random_state=None):
     True
     """
     check_is_fitted(estimator)
+    components = getattr(estimator, "components_", None)
+    if components is None or np.ndim(components) != 2:
+        raise ValueError(
+            f"document_completion_perplexity needs a fitted topic model whose components_ "
+            f"are (n_components, n_features) topics and whose transform takes counts; "
+            f"{type(estimator).__name__} has "
+            + ("none" if components is None else f"components_ of shape "
+               f"{np.shape(components)}")
+            + " (DynamicTopicModel: use its perplexity(X, times), which reads each "
+            "document at its slice's topics; a Pipeline: pass its last step and the counts "
+            "its first steps make).")
     observed, heldout = split_document_completion(X, random_state=random_state)
     theta = np.asarray(estimator.transform(observed), dtype=np.float64)
-    return heldout_perplexity(theta, estimator.components_, heldout)
+    return heldout_perplexity(theta, components, heldout)
 
 
 def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, texts=None,
@@ -183,8 +203,11 @@ def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, tex
           C_\mathrm{NPMI} = \frac{1}{n(n-1)} \sum_{i \ne j}
           \mathrm{NPMI}(w_i, w_j).
 
-      In [-1, 1]; 0 for words that occur independently, 1 for words that
-      always occur together.
+      In [-1, 1]; 0 for words that occur independently, near 1 for words
+      that nearly always occur together. Words that both occur in every
+      document (window) get -1: there :math:`P(w_i, w_j) = 1` and the
+      :math:`\epsilon` of the formula (gensim's) decides the sign, as in
+      gensim.
 
     - ``"cv"`` (C_V of Röder et al. 2015): each top word gets the vector
       :math:`\vec v_i = (\mathrm{NPMI}(w_i, w_j))_{j=1..n}` (with
@@ -274,7 +297,8 @@ def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, tex
     ``UserWarning`` names them): in "umass" a pair whose conditioning word
     :math:`w_j` never occurs counts 0 (as in gensim); in "npmi" and "cv"
     such a pair gets :math:`-1`, the NPMI of words never seen together
-    (gensim returns an infinite value).
+    (gensim returns an infinite value); a topic none of whose top words
+    occurs then gets the vectors of "cv" all equal, and :math:`C_V = 1`.
 
     References
     ----------
@@ -316,6 +340,8 @@ def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, tex
         if head is not None and not sp.issparse(X) and np.asarray(X).dtype.kind not in "biuf":
             X = head.transform(X)
         X = _as_count_csr(X, "topic_coherence")
+        if X.shape[0] == 0:
+            raise ValueError("topic_coherence: the reference corpus X has no document.")
         if X.shape[1] != n_features:
             raise ValueError(
                 f"X has {X.shape[1]} features, but the topics have {n_features}: X must be "
@@ -324,6 +350,9 @@ def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, tex
     flat_texts = None
     if texts is not None:
         flat_texts = _coherence.flatten_texts(texts, n_features)
+        if flat_texts[0].shape[0] == 1:
+            raise ValueError("topic_coherence: texts holds no text; pass the reference "
+                             "corpus as token-id sequences.")
         if window_size is None:
             window_size = _coherence.DEFAULT_WINDOW_SIZE.get(measure, 1)
         if (not isinstance(window_size, Integral) or isinstance(window_size, bool)

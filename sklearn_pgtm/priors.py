@@ -12,6 +12,9 @@ then gather their words (and the words that co-occur with them), and topic
 Read more in the :ref:`User Guide <seeded_topics>`.
 """
 
+from collections import Counter
+from numbers import Integral
+
 import numpy as np
 
 __all__ = ["seeded_topic_word_prior"]
@@ -58,8 +61,18 @@ def seeded_topic_word_prior(seed_words, vocabulary, n_components, *, prior=0.01,
     """
     if hasattr(vocabulary, "get_feature_names_out"):
         vocabulary = vocabulary.get_feature_names_out()
+    if isinstance(vocabulary, dict):
+        raise ValueError("vocabulary must be the words in column order (e.g. "
+                         "get_feature_names_out()), not a word -> column dict.")
     vocabulary = [str(word) for word in np.asarray(vocabulary, dtype=object).ravel()]
     index = {word: i for i, word in enumerate(vocabulary)}
+    if len(index) < len(vocabulary):
+        repeated = sorted(w for w, n in Counter(vocabulary).items() if n > 1)[:5]
+        raise ValueError(f"vocabulary repeats words ({repeated}); each column needs its own "
+                         "word.")
+    if (not isinstance(n_components, Integral) or isinstance(n_components, bool)
+            or n_components < 1):
+        raise ValueError(f"n_components must be a positive integer; got {n_components!r}.")
     n_components = int(n_components)
     other_prior = prior / 100.0 if other_prior is None else other_prior
     for name, value in (("prior", prior), ("seed_prior", seed_prior),
@@ -74,6 +87,7 @@ def seeded_topic_word_prior(seed_words, vocabulary, n_components, *, prior=0.01,
                              f"{n_components - 1}.")
         if isinstance(words, str):
             words = [words]
+        words = [str(w) for w in words]  # as the vocabulary is compared
         missing = [w for w in words if w not in index]
         if missing:
             raise ValueError(f"seed_words: {missing} of topic {topic} are not in the vocabulary.")
