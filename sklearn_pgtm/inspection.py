@@ -155,7 +155,7 @@ class TopicSummary:
         if self.prevalence is not None:
             columns.append(("prevalence", self.prevalence, "{:.3f}"))
         if self.coherence is not None:
-            columns.append((self.measure, self.coherence, "{:.3f}"))
+            columns.append((self.measure or "coherence", self.coherence, "{:.3f}"))
         if self.coef is not None:
             columns.append(("coef", self.coef, "{:+.3f}"))
         return columns
@@ -171,7 +171,7 @@ class TopicSummary:
         columns = self._columns()
         cells = [[fmt.format(v.item() if hasattr(v, "item") else v) for v in values]
                  for _, values, fmt in columns]
-        widths = [max(len(name), *(len(c) for c in col))
+        widths = [max([len(name)] + [len(c) for c in col])
                   for (name, _, _), col in zip(columns, cells)]
         header = "  ".join(name.rjust(w) for (name, _, _), w in zip(columns, widths))
         lines = [header + "  top words"]

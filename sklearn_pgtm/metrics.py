@@ -191,8 +191,9 @@ def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, tex
 
       Mimno et al. sum :math:`\log \frac{D(w_i, w_j) + 1}{D(w_j)}` instead;
       the mean with :math:`\epsilon` is what gensim reports, so the numbers
-      can be compared. Always counted over whole documents. At most 0;
-      closer to 0 is more coherent.
+      can be compared. Always counted over whole documents. At most 0 (up
+      to :math:`\epsilon / P(w_j)`, for words that occur wherever
+      :math:`w_j` does); closer to 0 is more coherent.
 
     - ``"npmi"`` (C_NPMI of Röder et al. 2015; the NPMI of Bouma 2009):
 

@@ -10,7 +10,8 @@ import pytest
 
 from sklearn_pgtm import DynamicTopicModel, MultinomialLDS
 from sklearn_pgtm.diagnostics import ess_bulk, ess_tail, rhat, summary
-from sklearn_pgtm.inspection import top_words
+from sklearn_pgtm.datasets import load_wonderland
+from sklearn_pgtm.inspection import TopicSummary, top_words
 from sklearn_pgtm.metrics import (
     document_completion_perplexity,
     split_document_completion,
@@ -124,3 +125,17 @@ def test_random_polyagamma_arguments():
         with pytest.raises(ValueError, match=match):
             random_polyagamma(1.0, 0.5, random_state=0, **kwargs)
     assert random_polyagamma(1.0, 0.5, size=np.int64(3), random_state=0).shape == (3,)
+
+
+def test_topic_summary_prints_without_topics_or_measure():
+    empty = TopicSummary(np.zeros(0, dtype=int), [], np.zeros((0, 3)))
+    assert str(empty).split()[0] == "topic"
+    unnamed = TopicSummary(np.arange(2), [["a"], ["b"]], np.ones((2, 1)),
+                           coherence=np.array([0.1, 0.2]))
+    assert "coherence" in str(unnamed)
+
+
+def test_wonderland_sizes_must_be_integers():
+    for kwargs in ({"n_words": 2.7}, {"n_words": "10"}, {"n_words": True}, {"n_tokens": 3.9}):
+        with pytest.raises(ValueError, match="must be a positive integer or None"):
+            load_wonderland(**kwargs)

@@ -3,6 +3,7 @@
 import gzip
 import re
 from importlib import resources
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,6 +57,10 @@ def _read_text():
 def tokenize(text):
     """Lower-cased word tokens of ``text`` (the loader's tokenizer)."""
     return _WORD.findall(text.lower())
+
+
+def _positive_integer(value):
+    return isinstance(value, Integral) and not isinstance(value, bool) and value >= 1
 
 
 def load_wonderland(*, n_words=1000, n_tokens=None):
@@ -124,7 +129,7 @@ def load_wonderland(*, n_words=1000, n_tokens=None):
     # by count keeps ties in alphabetical order.
     order = np.argsort(-counts, kind="stable")
     if n_words is not None:
-        if int(n_words) < 1:
+        if not _positive_integer(n_words):
             raise ValueError(f"n_words must be a positive integer or None, got {n_words!r}.")
         order = order[: int(n_words)]
     rank = np.full(distinct.shape[0], -1, dtype=np.int64)
@@ -132,7 +137,7 @@ def load_wonderland(*, n_words=1000, n_tokens=None):
     token_rank = rank[inverse]
     positions = np.flatnonzero(token_rank >= 0)
     if n_tokens is not None:
-        if int(n_tokens) < 1:
+        if not _positive_integer(n_tokens):
             raise ValueError(f"n_tokens must be a positive integer or None, got {n_tokens!r}.")
         positions = positions[: int(n_tokens)]
     token_ids = token_rank[positions]
