@@ -141,9 +141,14 @@ def check_draw_totals(values, n, whom, name):
     return np.broadcast_to(values.astype(np.int64), (n,))
 
 
+def is_integer_at_least(value, low):
+    """Whether ``value`` is an integer (a bool is not one) of at least ``low``."""
+    return isinstance(value, Integral) and not isinstance(value, bool) and value >= low
+
+
 def check_n_draws(n_samples, whom):
     """``n_samples`` of a method that draws, or a ValueError."""
-    if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
+    if not is_integer_at_least(n_samples, 1):
         raise ValueError(f"{whom}: n_samples must be a positive integer, got {n_samples!r}.")
     return int(n_samples)
 

@@ -22,6 +22,7 @@ from ._base import (
     check_counts,
     check_finite,
     check_nonempty_corpus,
+    is_integer_at_least,
     keep_state_on_failure,
     to_tokens,
     warn_if_trending,
@@ -41,10 +42,10 @@ from ._kernels._random import document_streams, make_streams, seed_from
 from ._kernels._stick_breaking import inverse_stick_breaking
 from ._kernels._sweeps import ALL_WORDS, TokenTopics, sample_fixed_topics
 from ._lda import PRIOR_CONSTRAINT, PRIOR_VALUE
-from .inspection import _check_n_words
 from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
 from ._priors import DirichletPriors
 from ._progress import ProgressReporter
+from .inspection import _check_n_words
 
 # Inverse-gamma prior InvGamma(a0, b0) of the step variance when it is
 # estimated; with K (V - 1) (S - 1) steps in the likelihood it hardly matters.
@@ -898,8 +899,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             By decreasing probability.
         """
         check_is_fitted(self)
-        if (not isinstance(topic, Integral) or isinstance(topic, bool)
-                or not 0 <= topic < self.n_components):
+        if not is_integer_at_least(topic, 0) or topic >= self.n_components:
             raise ValueError(f"topic must be an integer in [0, {self.n_components}); "
                              f"got {topic!r}.")
         row = self.components_[self._slice_position(time_slice), int(topic)]

@@ -21,7 +21,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import check_counts, check_draw_totals, check_n_draws, keep_state_on_failure
+from ._base import (
+    check_counts,
+    check_draw_totals,
+    check_n_draws,
+    is_integer_at_least,
+    keep_state_on_failure,
+)
 from ._kernels._lds import (
     add_probabilities,
     calibrate_offsets,
@@ -1051,7 +1057,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             Rows sum to 1; columns in the order of the training data.
         """
         check_is_fitted(self)
-        if not isinstance(n_steps, Integral) or isinstance(n_steps, bool) or n_steps < 1:
+        if not is_integer_at_least(n_steps, 1):
             raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}.")
         S = self._samples
         n_draws = S["A"].shape[0]

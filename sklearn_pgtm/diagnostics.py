@@ -26,6 +26,7 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from . import _coherence
+from ._base import is_integer_at_least
 from ._parallel import effective_n_jobs
 
 __all__ = ["Chains", "ChainSummary", "ess_bulk", "ess_tail", "rhat", "run_chains", "summary"]
@@ -374,7 +375,7 @@ def run_chains(estimator, X, y=None, *, n_chains=4, n_jobs=None, random_state=No
     ...     random_state=0).random_states_
     (2, True)
     """
-    if not isinstance(n_chains, Integral) or isinstance(n_chains, bool) or n_chains < 1:
+    if not is_integer_at_least(n_chains, 1):
         raise ValueError(f"n_chains must be a positive integer; got {n_chains!r}.")
     n_threads = effective_n_jobs(n_jobs, n_chains)
     seeds = _chain_seeds(random_state, int(n_chains))

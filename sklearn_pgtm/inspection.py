@@ -13,12 +13,11 @@ Pipeline's steps before the topic model (e.g. a
 words. User Guide: :ref:`inspection`.
 """
 
-from numbers import Integral
-
 import numpy as np
 import scipy.sparse as sp
 
 from . import _coherence
+from ._base import is_integer_at_least
 from .metrics import _as_count_csr, topic_coherence
 
 __all__ = ["TopicSummary", "top_words", "topic_summary"]
@@ -60,7 +59,7 @@ def _feature_names(estimator, feature_names, n_features):
 
 
 def _check_n_words(n_words, n_features):
-    if not isinstance(n_words, Integral) or isinstance(n_words, bool) or n_words < 1:
+    if not is_integer_at_least(n_words, 1):
         raise ValueError(f"n_words must be a positive integer; got {n_words!r}.")
     return min(int(n_words), n_features)
 

@@ -14,20 +14,15 @@ together in a reference corpus (UMass, NPMI and C_V, as in gensim's
 ``CoherenceModel``; User Guide: :ref:`coherence`).
 """
 
-from numbers import Integral
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, check_non_negative
 
 from . import _coherence
+from ._base import MAX_ROW_COUNT, is_integer_at_least
 
 __all__ = ["split_document_completion", "document_completion_perplexity", "topic_coherence"]
-
-
-# Counts above this are not exact in float64 (and near 2**63 overflow int64).
-_MAX_COUNT = 2**53
 
 
 def _as_count_csr(X, whom):
@@ -37,9 +32,9 @@ def _as_count_csr(X, whom):
     if X.data.size and not np.all(np.isfinite(X.data)):
         raise ValueError(f"Input X passed to {whom} contains NaN or infinity.")
     check_non_negative(X, whom)
-    if X.data.size and X.data.max() > _MAX_COUNT:
+    if X.data.size and X.data.max() > MAX_ROW_COUNT:
         raise ValueError(f"{whom}: a count of X is {X.data.max():.3g}; counts above "
-                         f"{_MAX_COUNT:.3g} are not supported.")
+                         f"{MAX_ROW_COUNT:.3g} are not supported.")
     X.data = np.rint(X.data)
     X.eliminate_zeros()
     return X.astype(np.int64)
@@ -325,7 +320,7 @@ def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, tex
         raise ValueError(
             f"measure must be one of {list(_coherence.MEASURES)}; got {measure!r}."
         )
-    if not isinstance(top_n, Integral) or isinstance(top_n, bool) or top_n < 2:
+    if not is_integer_at_least(top_n, 2):
         raise ValueError(f"top_n must be an integer >= 2 (a coherence scores pairs of "
                          f"words); got {top_n!r}.")
     components = _coherence.topic_word_matrix(estimator_or_components)
@@ -356,8 +351,7 @@ def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, tex
                              "corpus as token-id sequences.")
         if window_size is None:
             window_size = _coherence.DEFAULT_WINDOW_SIZE.get(measure, 1)
-        if (not isinstance(window_size, Integral) or isinstance(window_size, bool)
-                or window_size < 1):
+        if not is_integer_at_least(window_size, 1):
             raise ValueError(f"window_size must be a positive integer; got {window_size!r}.")
     elif window_size is not None:
         raise ValueError("window_size is used with texts only (sliding windows need the "

@@ -40,11 +40,10 @@ mass of PG(b, c) lies near ``b^2 / 4``, and draws underflow to 0 below
 ``b / (2 |c|)`` and the draws are that mean.
 """
 
-from numbers import Integral
-
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._base import is_integer_at_least
 from ._kernels._polyagamma import PG_METHODS, pg_draw_many
 from ._kernels._random import make_streams, seed_from
 
@@ -197,16 +196,14 @@ def random_polyagamma(b=1.0, c=0.0, *, method="exact", n_terms=8, size=None,
     """
     if method not in PG_METHODS:
         raise ValueError(f"method must be one of {sorted(PG_METHODS)}; got {method!r}.")
-    if (not isinstance(n_terms, Integral) or isinstance(n_terms, bool)
-            or not 1 <= n_terms <= _MAX_TERMS):
+    if not is_integer_at_least(n_terms, 1) or n_terms > _MAX_TERMS:
         raise ValueError(f"n_terms must be an integer in [1, {_MAX_TERMS}]; got {n_terms!r}.")
     b, c = _check_parameters(b, c, "random_polyagamma")
     if size is None:
         shape = np.broadcast_shapes(b.shape, c.shape)
     else:
         shape = (size,) if np.isscalar(size) else tuple(size)
-        if not all(isinstance(n, Integral) and not isinstance(n, bool) and n >= 0
-                   for n in shape):
+        if not all(is_integer_at_least(n, 0) for n in shape):
             raise ValueError(f"size must be a non-negative integer or a tuple of them; got "
                              f"{size!r}.")
     b_full = np.ascontiguousarray(np.broadcast_to(b, shape), dtype=np.float64).ravel()

@@ -13,9 +13,10 @@ Read more in the :ref:`User Guide <seeded_topics>`.
 """
 
 from collections import Counter
-from numbers import Integral
 
 import numpy as np
+
+from ._base import is_integer_at_least
 
 __all__ = ["seeded_topic_word_prior"]
 
@@ -70,8 +71,7 @@ def seeded_topic_word_prior(seed_words, vocabulary, n_components, *, prior=0.01,
         repeated = sorted(w for w, n in Counter(vocabulary).items() if n > 1)[:5]
         raise ValueError(f"vocabulary repeats words ({repeated}); each column needs its own "
                          "word.")
-    if (not isinstance(n_components, Integral) or isinstance(n_components, bool)
-            or n_components < 1):
+    if not is_integer_at_least(n_components, 1):
         raise ValueError(f"n_components must be a positive integer; got {n_components!r}.")
     n_components = int(n_components)
     other_prior = prior / 100.0 if other_prior is None else other_prior

@@ -3,11 +3,12 @@
 import gzip
 import re
 from importlib import resources
-from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import Bunch
+
+from .._base import is_integer_at_least
 
 _DATA_FILE = "wonderland.txt.gz"
 #: SHA-256 of the stored (LF) text; checked by the tests.
@@ -57,10 +58,6 @@ def _read_text():
 def tokenize(text):
     """Lower-cased word tokens of ``text`` (the loader's tokenizer)."""
     return _WORD.findall(text.lower())
-
-
-def _positive_integer(value):
-    return isinstance(value, Integral) and not isinstance(value, bool) and value >= 1
 
 
 def load_wonderland(*, n_words=1000, n_tokens=None):
@@ -129,7 +126,7 @@ def load_wonderland(*, n_words=1000, n_tokens=None):
     # by count keeps ties in alphabetical order.
     order = np.argsort(-counts, kind="stable")
     if n_words is not None:
-        if not _positive_integer(n_words):
+        if not is_integer_at_least(n_words, 1):
             raise ValueError(f"n_words must be a positive integer or None, got {n_words!r}.")
         order = order[: int(n_words)]
     rank = np.full(distinct.shape[0], -1, dtype=np.int64)
@@ -137,7 +134,7 @@ def load_wonderland(*, n_words=1000, n_tokens=None):
     token_rank = rank[inverse]
     positions = np.flatnonzero(token_rank >= 0)
     if n_tokens is not None:
-        if not _positive_integer(n_tokens):
+        if not is_integer_at_least(n_tokens, 1):
             raise ValueError(f"n_tokens must be a positive integer or None, got {n_tokens!r}.")
         positions = positions[: int(n_tokens)]
     token_ids = token_rank[positions]
