@@ -51,8 +51,8 @@ print(f"{len(docs_train)} training and {len(docs_test)} test messages")
 # Words -> counts -> supervised topics, and a grid over ``c``
 # ------------------------------------------------------------
 # ``c = 1`` is the classic supervised LDA, in which a document's hundreds of
-# words outweigh its one label; ``c = 25`` is the value of Zhu et al. (2013)
-# for binary tasks. Three-fold cross-validation picks one.
+# words outweigh its one label; ``c = 25``, the default, is the value of Zhu
+# et al. (2013) for binary tasks. Three-fold cross-validation picks one.
 pipe = Pipeline([
     ("counts", CountVectorizer(min_df=2)),
     ("slda", GibbsSLDAClassifier(n_components=10, max_iter=60, burn_in=30, random_state=0)),
