@@ -8,7 +8,8 @@ Part ``peers`` (the issue's "Must show"): one run fits, on each corpus,
 - their peers at their own defaults: scikit-learn's
   LatentDirichletAllocation, tomotopy's LDAModel and CTModel (trained for as
   many sweeps as our model of the same kind runs at its defaults, one
-  worker; inference with tomotopy's default 100 iterations), and the ``lda``
+  worker; inference with tomotopy's default 100 iterations), gensim's
+  LdaModel (one pass of online variational Bayes), and the ``lda``
   package (as many sweeps as GibbsLDA rather than its default 2,000, and
   not on the large corpus: it is the slowest peer);
 
@@ -58,7 +59,7 @@ them further values of ``doc_topic_prior``. ``--quick`` does not shorten it.
 Usage: python benchmarks/defaults.py [--quick]
        [--part peers|classifier|classifier_settings|lda|unseen|eblda|all]
        [--corpora NAME ...]   (peers table on some corpora only, own section)
-       [--models NAME ...]    (peers table with some models only, own section)
+       [--models NAME ...]    (peers / unseen tables with some models only, own section)
        [--seeds S ...]        (every model fitted with each seed; means reported)
        [--settings NAME ...]  (classifier_settings: some settings only, own section)
        [--pairs GROUP:GROUP ...]  (classifier: other 20 Newsgroups pairs, own section)
@@ -294,7 +295,7 @@ CTMODEL_MAX_TOKENS = 500_000
 
 def unseen_models(name, corpus):
     """The models of part ``unseen``: this package's topic models,
-    scikit-learn's and tomotopy's LDAModel, and tomotopy's CTModel on
+    scikit-learn's, tomotopy's LDAModel, gensim's, and tomotopy's CTModel on
     corpora below :data:`CTMODEL_MAX_TOKENS` (not the lda package, a
     peer of GibbsLDA's own table)."""
     if name.startswith("tomotopy CTModel"):
@@ -403,6 +404,42 @@ class LdaPackage(BaseEstimator):
         return hasattr(self, "components_")
 
 
+class GensimLda(BaseEstimator):
+    """gensim's LdaModel (online variational Bayes) at its defaults: one pass
+    over the corpus in chunks of 2,000 documents, alpha = eta = 1 / K,
+    50 iterations per document; ``transform`` is its variational posterior
+    mean of the proportions (``inference``), ``components_`` its topics
+    (``get_topics``). The vocabulary is every column of X, so that the
+    topics cover the same words as the other models'."""
+
+    def __init__(self, n_components, seed):
+        self.n_components, self.seed = n_components, seed
+
+    def fit(self, X):
+        from gensim.models import LdaModel
+
+        logging.getLogger("gensim").setLevel(logging.WARNING)
+        X = sp.csr_matrix(X)
+        self.model = LdaModel(_gensim_corpus(X), num_topics=self.n_components,
+                              id2word={j: str(j) for j in range(X.shape[1])},
+                              random_state=self.seed)
+        self.components_ = self.model.get_topics()
+        return self
+
+    def transform(self, X):
+        gamma, _ = self.model.inference(_gensim_corpus(sp.csr_matrix(X)))
+        return gamma / gamma.sum(axis=1, keepdims=True)
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "components_")
+
+
+def _gensim_corpus(X):
+    """Rows of CSR ``X`` as gensim's bag-of-words lists of (word id, count)."""
+    return [list(zip(X.indices[a:b].tolist(), X.data[a:b].tolist()))
+            for a, b in zip(X.indptr[:-1], X.indptr[1:])]
+
+
 def topic_models(K, corpus_tokens, quick, seed=SEED):
     """(name, kind, factory) of every topic model in the table, each with
     ``random_state`` (or its seed) ``seed``; kind is "ours" or "peer"."""
@@ -432,6 +469,7 @@ def topic_models(K, corpus_tokens, quick, seed=SEED):
          lambda: TomotopyTopics("LDAModel", K, lda_sweeps, seed)),
         (f"tomotopy CTModel ({ctm_sweeps} it)", "peer",
          lambda: TomotopyTopics("CTModel", K, ctm_sweeps, seed)),
+        ("gensim LdaModel", "peer", lambda: GensimLda(K, seed)),
     ] + ([(f"lda package ({lda_sweeps} it)", "peer",
            lambda: LdaPackage(K, seed, lda_sweeps))] if with_lda_package else [])
 
@@ -710,12 +748,13 @@ def run_topic_table(corpora, quick, models=None, seeds=(SEED,)):
 
 def is_peer(name):
     """Whether a topic model of the table is a peer whose perplexity ours must beat."""
-    return name.startswith(("sklearn", "tomotopy"))
+    return name.startswith(("sklearn", "tomotopy", "gensim"))
 
 
 def topic_rows(results):
     """Table rows: every model's perplexity, its ratio to the best of
-    scikit-learn / tomotopy LDAModel / tomotopy CTModel, fit seconds, rate."""
+    scikit-learn / tomotopy LDAModel / tomotopy CTModel / gensim, fit seconds,
+    rate."""
     rows, verdicts = [], {}
     for corpus, models in results.items():
         peers = [v[1] for n, v in models.items() if is_peer(n)]
@@ -1037,6 +1076,11 @@ def run_classifier_settings(K=20, c=25, names=None):
     return {name: float(np.mean([v[0] for v in results[name].values()])) for name in done}
 
 
+def _section_suffix(names):
+    """Names given on the command line as a section-name suffix."""
+    return re.sub(r"\W+", "_", "_".join(names)).strip("_").lower()
+
+
 def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, settings=None,
          pairs=None, K=20, c=25, classifier_seeds=CLASSIFIER_SEEDS):
     from _corpora import DATA
@@ -1061,7 +1105,8 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
         body = ["Every model at its defaults (only n_components, random_state and, for the "
                 "classifier, c set). Held-out document-completion perplexity (10 % of the "
                 "documents held out); ratio = perplexity / the best of scikit-learn's "
-                "LatentDirichletAllocation, tomotopy LDAModel and CTModel on that corpus "
+                "LatentDirichletAllocation, tomotopy LDAModel and CTModel and gensim's "
+                "LdaModel on that corpus "
                 "(below 1: the model beats every one of them). Token-sweeps per second "
                 "on one thread (loaded machine: 2 cores shared with other jobs)."
                 + (f" Every model fitted with random_state {', '.join(map(str, seeds))}: "
@@ -1081,9 +1126,11 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
                      "seed):", ""]
             body += [f"- {name}: lower perplexity on {won} / {total} fits"
                      for name, (won, total) in seed_verdicts(results).items()]
-        # Several seeds on chosen corpora: a section per list of corpora.
-        partial = ("defaults_peers_seeds_" + re.sub(r"\W+", "_", "_".join(only)).lower()
-                   if several and only else "defaults_peers_partial")
+        # Several seeds on chosen corpora: a section per list of corpora; chosen
+        # models: a section per list of models.
+        partial = ("defaults_peers_seeds_" + _section_suffix(only) if several and only
+                   else "defaults_peers_models_" + _section_suffix(models) if models
+                   else "defaults_peers_partial")
         write_section(partial if only or models else "defaults_peers",
                       "Every topic model at its defaults against the peers" + label,
                       "\n".join(body))
@@ -1159,12 +1206,19 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
                       "auto priors" + label, "\n".join(body))
     if part == "unseen":
         corpora = validation_corpora(quick)
-        results = run_topic_table(corpora, quick, models=unseen_models, seeds=seeds)
+        chosen = unseen_models
+        if models:
+            label += f" (partial run: models {', '.join(models)} only)"
+
+            def chosen(name, corpus):
+                return unseen_models(name, corpus) and name.startswith(tuple(models))
+        results = run_topic_table(corpora, quick, models=chosen, seeds=seeds)
         rows, verdicts = topic_rows(results)
         body = ["Every topic model at its defaults on the corpora of part `lda` (sources, "
                 "document lengths and K that no default was chosen on; one drawn from the "
                 "correlated model with K = 10 and short documents), next to scikit-learn's "
-                "LatentDirichletAllocation and tomotopy's LDAModel at their defaults, and "
+                "LatentDirichletAllocation, tomotopy's LDAModel and gensim's LdaModel at "
+                "their defaults, and "
                 "tomotopy's CTModel (as many iterations as CorrelatedTopicModel) on the "
                 f"corpora below {CTMODEL_MAX_TOKENS:,} training tokens. Held-out "
                 "document-completion perplexity (10 % of the documents held out); ratio to "
@@ -1174,7 +1228,9 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
         for name, (won, total) in verdicts.items():
             body.append(f"- {name}: beats the best peer on {won} / {total} corpora")
             out[f"{name} unseen wins"] = f"{won}/{total}"
-        write_section("defaults_unseen", "Every topic model at its defaults on corpora no "
+        write_section("defaults_unseen" + ("_models_" + _section_suffix(models) if models
+                                           else ""),
+                      "Every topic model at its defaults on corpora no "
                       "default was chosen on" + label, "\n".join(body))
     if part == "eblda":
         out.update(main_eblda(quick, seeds))
@@ -1200,8 +1256,10 @@ if __name__ == "__main__":
                         help="peers and lda tables: fit every model with each of these "
                              "random states and report the means (default: 0)")
     parser.add_argument("--models", nargs="+", metavar="NAME",
-                        help="peers table with the models whose name starts with one of "
-                             "these only (written to its own section, defaults_peers_partial)")
+                        help="peers and unseen tables with the models whose name starts "
+                             "with one of these only (written to their own sections, "
+                             "defaults_peers_models_<the names>, "
+                             "defaults_unseen_models_<the names>)")
     parser.add_argument("--pairs", nargs="+", metavar="GROUP:GROUP",
                         help="classifier: these 20 Newsgroups pairs instead of PAIRS and "
                              "the drawn task (own section, defaults_classifier_other_pairs)")
