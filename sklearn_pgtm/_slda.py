@@ -176,13 +176,14 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         0.909 / 0.919 / 0.920 on the six binary 20 Newsgroups pairs of
         issue 12 (two seeds), 0.863 / 0.887 / 0.894 / 0.898 on four other
         pairs, 0.702 / 0.715 / 0.720 / 0.698 on a corpus drawn from the model
-        and 0.814 / 0.844 / 0.852 / 0.851 on two 3- and 4-class subsets
-        (both ``multi_class`` modes); 25 was within 0.01 of the best value
+        and 0.814 / 0.844 / 0.852 / 0.851 on a 3- and a 4-class subset (both
+        ``multi_class`` modes); 25 was within 0.01 of the best value
         on 13 of these 15 tasks, 100 on 12, 1 on one. Tune it for your task
-        (for example with ``GridSearchCV``; on all 20 classes a validation
-        split chose 64 for one-vs-rest and 1,024 for the multinomial model,
-        section slda_twenty_alpha_auto): too large a value fits the labels of
-        the training documents through their topic assignments.
+        (for example with ``GridSearchCV``; on all 20 classes, with K = 50
+        and 40 sweeps, a validation split chose 64 for one-vs-rest and 1,024
+        for the multinomial model, section slda_twenty_alpha_auto): too large
+        a value fits the labels of the training documents through their
+        topic assignments.
 
     prior_variance : float, default=1.0
         Variance (nu^2) of the Gaussian prior on the classifier weights eta.
