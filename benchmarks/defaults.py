@@ -205,6 +205,27 @@ PAIRS = [
 ]
 
 
+def lda_drawn_counts():
+    """The peers table's corpus drawn from LDA: 2,000 documents of about 100
+    words over 2,000 words, K = 20, alpha = 0.1, beta = 0.02."""
+    lengths = np.random.RandomState(1).poisson(100, 2000) + 1
+    return lda_corpus(2000, 2000, 20, lengths, 0.1, 0.02, seed=SEED)[0]
+
+
+def asymmetric_drawn_counts():
+    """Part unseen's short documents drawn from LDA with the asymmetric alpha
+    0.05, 0.156, ..., 1.0: 3,000 documents of 15 words over 1,000 words, K = 10."""
+    return lda_corpus(3000, 1000, 10, 15, np.linspace(0.05, 1.0, 10), 0.05, SEED + 1)[0]
+
+
+def religion_counts():
+    """The package's religion corpus, training and test messages together."""
+    from sklearn_pgtm.datasets import load_religion_corpus
+
+    religion = load_religion_corpus()
+    return sp.vstack([religion.X_train, religion.X_test])
+
+
 def topic_corpora(quick):
     """The corpora of the topic-model table."""
     K = 20
@@ -215,8 +236,6 @@ def topic_corpora(quick):
         ]
     X_all, _ = twenty_news_all()
     X_ap, _ = ap()
-    X_lda = lda_corpus(2000, 2000, K, np.random.RandomState(1).poisson(100, 2000) + 1,
-                       0.1, 0.02, seed=SEED)[0]
     X_slda, _ = supervised_corpus(2000, 2000, K, 100, seed=SEED)
     return [
         held_out_corpus("20NG 4 groups x 120 (small)", news_subset(SMALL_NEWS, 120), K,
@@ -225,7 +244,7 @@ def topic_corpora(quick):
         held_out_corpus("20NG 5 comp groups", news_subset(COMP_NEWS), K, "; ".join(COMP_NEWS)),
         held_out_corpus("AP", X_ap, K, "lda-c's Associated Press corpus"),
         held_out_corpus("20NG all (large)", X_all, K, "every message, train + test"),
-        held_out_corpus("LDA-drawn", X_lda, K,
+        held_out_corpus("LDA-drawn", lda_drawn_counts(), K,
                         "alpha = 0.1, beta = 0.02, V = 2000, about 100 words per document"),
         held_out_corpus("CTM-drawn", ctm_corpus(2000, 2000, K, 100, seed=SEED), K,
                         "logistic-normal, correlations up to |0.85|"),
@@ -256,14 +275,10 @@ def validation_corpora(quick):
     if quick:
         return [held_out_corpus("LDA-drawn, short documents", lda_corpus(
             300, 200, 4, 15, 0.3, 0.05, SEED + 1)[0], 4)]
-    from sklearn_pgtm.datasets import load_religion_corpus
-
     X_all, _ = twenty_news_all()
     X_ap, _ = ap()
     bodies = twenty_news(["sci.crypt", "sci.electronics", "sci.med", "sci.space"],
                          remove=("headers", "footers", "quotes"))["X_train"]
-    religion = load_religion_corpus()
-    alpha = np.linspace(0.05, 1.0, 10)
     return [
         held_out_corpus("SOTU addresses", sotu_counts("address"), 20,
                         "249 long documents"),
@@ -271,12 +286,11 @@ def validation_corpora(quick):
                         "short documents"),
         held_out_corpus("20NG sci.* bodies", bodies, 10,
                         "headers, footers and quotes removed"),
-        held_out_corpus("religion (package data)",
-                        sp.vstack([religion.X_train, religion.X_test]), 10,
+        held_out_corpus("religion (package data)", religion_counts(), 10,
                         "alt.atheism + talk.religion.misc, train + test"),
         held_out_corpus("20NG 2 groups x 40 (tiny)", news_subset(PAIRS[2], 40), 5),
         held_out_corpus("LDA-drawn, short documents, asymmetric alpha",
-                        lda_corpus(3000, 1000, 10, 15, alpha, 0.05, SEED + 1)[0], 10),
+                        asymmetric_drawn_counts(), 10),
         held_out_corpus("CTM-drawn, K = 10, 50 words",
                         ctm_corpus(3000, 1000, 10, 50, seed=SEED + 1), 10,
                         "logistic-normal, correlations up to |0.85|, about 50 words "
@@ -671,11 +685,17 @@ def classifier_corpora(quick, pairs=None):
                     news["X_train"], news["y_train"], X_test, y_test))
     if not drawn:
         return out
+    out.append(("sLDA-drawn",) + drawn_classifier_task(quick))
+    return out
+
+
+def drawn_classifier_task(quick=False):
+    """(X_train, y_train, X_test, y_test) of the binary task drawn from
+    supervised LDA (2,000 documents of 100 words, 30 % held out)."""
     n_docs = 400 if quick else 2000
     X, y = supervised_corpus(n_docs, 500 if quick else 2000, 20, 100, seed=SEED)
     train, test = split_documents(n_docs, 0.3, seed=SEED)
-    out.append(("sLDA-drawn", X[train], y[train], X[test], y[test]))
-    return out
+    return X[train], y[train], X[test], y[test]
 
 
 # Seeds per classifier and task: one fit's accuracy moves by 0.01-0.02 with

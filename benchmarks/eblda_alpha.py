@@ -27,7 +27,6 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _corpora import ap, document_completion, lda_corpus  # noqa: E402
@@ -37,12 +36,14 @@ from defaults import (  # noqa: E402
     SEED,
     SMALL_NEWS,
     _quiet_fit,
+    asymmetric_drawn_counts,
     held_out_corpus,
+    lda_drawn_counts,
     news_subset,
+    religion_counts,
 )
 
 SEEDS = (0, 1)
-ASYMMETRIC_ALPHA = np.linspace(0.05, 1.0, 10)
 CORPORA = ("20NG 4 groups x 120 (small)", "20NG 5 comp groups", "AP",
            "religion (package data)", "LDA-drawn", "LDA-drawn, asymmetric alpha")
 
@@ -52,7 +53,7 @@ def corpus(name, quick):
     """The held-out corpus ``name`` (a ``defaults.Corpus``), built once per process."""
     if quick:
         if name == "LDA-drawn, asymmetric alpha":
-            X = lda_corpus(600, 300, 10, 15, ASYMMETRIC_ALPHA, 0.05, SEED + 1)[0]
+            X = lda_corpus(600, 300, 10, 15, np.linspace(0.05, 1.0, 10), 0.05, SEED + 1)[0]
             return held_out_corpus(name, X, 10)
         return held_out_corpus(name, news_subset(SMALL_NEWS, 40), 10)
     if name == "20NG 4 groups x 120 (small)":
@@ -62,16 +63,10 @@ def corpus(name, quick):
     if name == "AP":
         return held_out_corpus(name, ap()[0], 20)
     if name == "religion (package data)":
-        from sklearn_pgtm.datasets import load_religion_corpus
-
-        religion = load_religion_corpus()
-        return held_out_corpus(name, sp.vstack([religion.X_train, religion.X_test]), 10)
+        return held_out_corpus(name, religion_counts(), 10)
     if name == "LDA-drawn":
-        lengths = np.random.RandomState(1).poisson(100, 2000) + 1
-        return held_out_corpus(name, lda_corpus(2000, 2000, 20, lengths, 0.1, 0.02,
-                                                seed=SEED)[0], 20)
-    X = lda_corpus(3000, 1000, 10, 15, ASYMMETRIC_ALPHA, 0.05, SEED + 1)[0]
-    return held_out_corpus(name, X, 10)
+        return held_out_corpus(name, lda_drawn_counts(), 20)
+    return held_out_corpus(name, asymmetric_drawn_counts(), 10)
 
 
 def fit_one(job):

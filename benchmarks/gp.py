@@ -408,17 +408,7 @@ def defaults(quick):
     table = []
     base_ll = None
     for label, kernel, params in variants:
-        runs = []
-        for rep in range(n_reps):
-            x_train, y_train, x_test, y_test = names_split("M", rep)
-            static = static_estimate(y_train)
-            base = float(np.sum(y_test * np.log(static)))
-            tic = time.perf_counter()
-            gp = MultinomialGaussianProcess(kernel, random_state=rep, **params).fit(
-                x_train, y_train)
-            res = score_names(gp.predict(x_test), y_test, base)
-            res["seconds"] = time.perf_counter() - tic
-            runs.append(res)
+        runs = names_runs("M", n_reps, kernel=kernel, **params)
         pll = [r["pred ll"] for r in runs]
         if base_ll is None:
             base_ll = pll
@@ -447,6 +437,24 @@ def defaults(quick):
 PSEUDO_COUNTS = (0.01, 0.03, 0.1, 0.3, 1.0)
 
 
+def names_runs(sex, n_reps, **params):
+    """One MultinomialGaussianProcess fit with ``params`` per subsample 0 ..
+    n_reps - 1 of the names of ``sex``: each its :func:`score_names` dict
+    with the fit-and-predict seconds."""
+    from sklearn_pgtm import MultinomialGaussianProcess
+
+    runs = []
+    for rep in range(n_reps):
+        x_train, y_train, x_test, y_test = names_split(sex, rep)
+        base = float(np.sum(y_test * np.log(static_estimate(y_train))))
+        tic = time.perf_counter()
+        gp = MultinomialGaussianProcess(random_state=rep, **params).fit(x_train, y_train)
+        res = score_names(gp.predict(x_test), y_test, base)
+        res["seconds"] = time.perf_counter() - tic
+        runs.append(res)
+    return runs
+
+
 def pseudo_count_part(n_reps, n_sets):
     """The pseudo-count's table: the names of both sexes (paired difference
     with the default 0.1) and the coverage of the latent curves on data sets
@@ -454,17 +462,8 @@ def pseudo_count_part(n_reps, n_sets):
     from sklearn_pgtm import MultinomialGaussianProcess
 
     default = MultinomialGaussianProcess().pseudo_count
-    scores = {}
-    for sex in ("M", "F"):
-        for value in PSEUDO_COUNTS:
-            scores[sex, value] = []
-            for rep in range(n_reps):
-                x_train, y_train, x_test, y_test = names_split(sex, rep)
-                base = float(np.sum(y_test * np.log(static_estimate(y_train))))
-                gp = MultinomialGaussianProcess(pseudo_count=value, random_state=rep).fit(
-                    x_train, y_train)
-                scores[sex, value].append(score_names(gp.predict(x_test), y_test,
-                                                      base)["pred ll"])
+    scores = {(sex, value): [r["pred ll"] for r in names_runs(sex, n_reps, pseudo_count=value)]
+              for sex in ("M", "F") for value in PSEUDO_COUNTS}
     table = []
     for value in PSEUDO_COUNTS:
         row = [f"{value:g}" + (" (default)" if value == default else "")]

@@ -36,9 +36,9 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _corpora import split_documents, twenty_news  # noqa: E402
+from _corpora import twenty_news  # noqa: E402
 from _results import load_note, markdown_table, write_section  # noqa: E402
-from defaults import PAIRS, SEED, _quiet_fit, supervised_corpus  # noqa: E402
+from defaults import PAIRS, _quiet_fit, drawn_classifier_task  # noqa: E402
 from slda_20news import SUBSETS  # noqa: E402
 
 C_GRID = (1.0, 5.0, 25.0, 100.0)
@@ -72,9 +72,7 @@ def task_data(key, quick):
     """(X_train, y_train, X_test, y_test) of a task's data ``key``, loaded once
     per process."""
     if key[0] == "drawn":
-        X, y = supervised_corpus(2000, 2000, 20, 100, seed=SEED)
-        train, test = split_documents(2000, 0.3, seed=SEED)
-        return X[train], y[train], X[test], y[test]
+        return drawn_classifier_task()
     if key[0] == "pair":
         d = twenty_news(list(key[1]), max_docs_per_class=60 if quick else None)
     else:
