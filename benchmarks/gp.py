@@ -408,7 +408,7 @@ def defaults(quick):
     table = []
     base_ll = None
     for label, kernel, params in variants:
-        runs = names_runs("M", n_reps, kernel=kernel, **params)
+        runs = names_scores("M", n_reps, kernel=kernel, **params)
         pll = [r["pred ll"] for r in runs]
         if base_ll is None:
             base_ll = pll
@@ -437,7 +437,7 @@ def defaults(quick):
 PSEUDO_COUNTS = (0.01, 0.03, 0.1, 0.3, 1.0)
 
 
-def names_runs(sex, n_reps, **params):
+def names_scores(sex, n_reps, **params):
     """One MultinomialGaussianProcess fit with ``params`` per subsample 0 ..
     n_reps - 1 of the names of ``sex``: each its :func:`score_names` dict
     with the fit-and-predict seconds."""
@@ -462,7 +462,7 @@ def pseudo_count_part(n_reps, n_sets):
     from sklearn_pgtm import MultinomialGaussianProcess
 
     default = MultinomialGaussianProcess().pseudo_count
-    scores = {(sex, value): [r["pred ll"] for r in names_runs(sex, n_reps, pseudo_count=value)]
+    scores = {(sex, value): [r["pred ll"] for r in names_scores(sex, n_reps, pseudo_count=value)]
               for sex in ("M", "F") for value in PSEUDO_COUNTS}
     table = []
     for value in PSEUDO_COUNTS:
