@@ -398,8 +398,10 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     burn_in : int, default=None
         Sweeps discarded before posterior draws are kept; ``None`` means
-        ``max_iter // 2``. Measured in ``benchmarks/RESULTS.md``,
-        "MultinomialLDS: kept draws, inference sweeps, Pólya-Gamma sampler"
+        ``max_iter // 2``. A given value must be smaller than ``max_iter``
+        (:meth:`fit` raises a ``ValueError`` otherwise). Measured in
+        ``benchmarks/RESULTS.md``, "MultinomialLDS: kept draws, inference
+        sweeps, Pólya-Gamma sampler"
         (``python benchmarks/lds.py --parts sampling``; 100 sweeps, five
         seeds, each setting's kept sweeps taken from the same chain,
         differences paired with the defaults, standard errors in brackets):
@@ -410,7 +412,8 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     n_samples : int, default=20
         Posterior draws of the parameters kept after burn-in (evenly spaced
-        over the remaining sweeps, the last sweep included). :meth:`score`,
+        over the remaining sweeps, the last sweep included; every remaining
+        sweep when there are fewer than ``n_samples``). :meth:`score`,
         :meth:`predict_next_proba` and :meth:`forecast` average over them (the
         paper's averaging of the predictive likelihood over kept sweeps;
         :meth:`score` is the log of the draws' mean likelihood). Same
@@ -570,7 +573,10 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         Mean of the first state of every sequence (the prior's, 0).
 
     initial_state_covariance_ : ndarray of shape (n_components, n_components)
-        Covariance of the first state (the prior's, the identity).
+        Covariance of the first state (the prior's): ``state_noise_prior /
+        (1 - 0.99**2)`` times the identity, the stationary covariance of the
+        prior mean of the dynamics, ``A = 0.99 I``, with noise
+        ``state_noise_prior * I``.
 
     log_likelihood_ : ndarray of shape (n_iter_,)
         Complete-data log-likelihood ``log p(X | z, C, mu)`` after each sweep.
@@ -694,7 +700,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     def _burn_in(self):
         if self.burn_in is None:
             return self.max_iter // 2
-        return min(self.burn_in, self.max_iter - 1)
+        return self.burn_in
 
     def _kept_sweeps(self):
         after = np.arange(self._burn_in(), self.max_iter)
@@ -736,6 +742,10 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """
         whom = type(self).__name__
         X, seq_ptr = self._validate(X, lengths, reset=True, whom=whom)
+        if self.burn_in is not None and self.burn_in >= self.max_iter:
+            # Cutting it to max_iter - 1 kept fewer draws than n_samples, silently.
+            raise ValueError(f"burn_in={self.burn_in} must be smaller than "
+                             f"max_iter={self.max_iter}: no sweep would be kept.")
         rng = check_random_state(self.random_state)
         chain_seed = seed_from(rng)
         self._infer_seed = seed_from(rng)

@@ -462,6 +462,30 @@ def test_input_validation(small_fit):
         MultinomialLDS(2, max_iter=2).fit(np.zeros((6, 3)))
 
 
+def test_burn_in_must_leave_a_sweep():
+    # A burn_in >= max_iter used to be cut to max_iter - 1, keeping one draw
+    # instead of n_samples without a word.
+    X, _, _ = _simulate(2, n_rows=20, n_counts=3)
+    for burn_in in (6, 10):
+        with pytest.raises(ValueError, match=f"burn_in={burn_in} must be smaller than "
+                                             "max_iter=6"):
+            MultinomialLDS(2, max_iter=6, burn_in=burn_in).fit(X)
+    lds = MultinomialLDS(2, max_iter=6, burn_in=5, n_samples=3, n_particles=10,
+                         random_state=0).fit(X)
+    assert lds._samples["A"].shape[0] == 1
+    # The default burn_in (max_iter // 2) works for any max_iter.
+    lds = MultinomialLDS(2, max_iter=1, n_samples=3, n_particles=10, random_state=0).fit(X)
+    assert lds._samples["A"].shape[0] == 1
+
+
+def test_initial_state_is_the_documented_prior():
+    X, _, _ = _simulate(2, n_rows=20, n_counts=3)
+    lds = MultinomialLDS(3, max_iter=2, state_noise_prior=0.05, random_state=0).fit(X)
+    np.testing.assert_array_equal(lds.initial_state_mean_, np.zeros(3))
+    np.testing.assert_allclose(lds.initial_state_covariance_,
+                               0.05 / (1 - 0.99**2) * np.eye(3))
+
+
 def test_failed_fit_keeps_the_previous_model(small_fit):
     # A refit rejected after n_features_in_ was reset used to leave the old
     # parameters with the new width (IndexError in transform, a heap overrun
