@@ -578,11 +578,16 @@ class MultinomialGaussianProcess(BaseEstimator):
     kernel_ : kernel instance
         The kernel with the hyperparameters used: the optimum for
         ``"empirical"``, the posterior mean of the log-hyperparameters for
-        ``"sample"``, ``kernel`` for ``"fixed"``.
+        ``"sample"``, ``kernel`` for ``"fixed"``. When y has one column or
+        the kernel has no free hyperparameters, nothing is fitted or sampled
+        and ``kernel_`` is ``kernel`` as given (for ``kernel=None`` the
+        default kernel at its starting hyperparameters) for every setting.
 
     log_marginal_likelihood_value_ : float or None
         Log marginal likelihood of the GP regression on the empirical logits
-        at its optimum (None for ``"fixed"``).
+        at its optimum; None for ``"fixed"``, and for every setting when y has
+        one column or the kernel has no free hyperparameters (no regression
+        is fitted).
 
     mean_ : ndarray of shape (n_categories - 1,)
         The fixed mean ``mu`` of the logits.
@@ -591,10 +596,12 @@ class MultinomialGaussianProcess(BaseEstimator):
         Training inputs (predictions need them).
 
     hyperparameter_samples_ : ndarray of shape (max_iter - burn_in, n_dims)
-        Kept draws of ``kernel_.theta`` (``"sample"`` only).
+        Kept draws of ``kernel_.theta`` (``"sample"`` only, when y has at
+        least two columns and the kernel free hyperparameters).
 
     acceptance_rate_ : float
-        Metropolis acceptance rate after burn-in (``"sample"`` only).
+        Metropolis acceptance rate after burn-in (set when
+        ``hyperparameter_samples_`` is).
 
     n_categories_ : int
         Number of categories K (columns of ``y``).
@@ -794,6 +801,9 @@ class MultinomialGaussianProcess(BaseEstimator):
             kernel = kernel.clone_with_theta(thetas.mean(axis=0))
             self._thetas = thetas
         else:
+            # A refit must not leave the draws of an earlier "sample" fit.
+            self.__dict__.pop("hyperparameter_samples_", None)
+            self.__dict__.pop("acceptance_rate_", None)
             self._thetas = None
         self.kernel_ = kernel
         reporter.summary(

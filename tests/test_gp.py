@@ -338,6 +338,40 @@ def test_one_category_and_rows_without_counts():
     assert gp.predict_latent(u).shape == (5, 0)
 
 
+def test_refit_without_sampling_drops_the_sampled_hyperparameters(data):
+    # They used to survive a refit with another setting, describing a chain
+    # that kernel_ and the predictions no longer came from.
+    u, y = data
+    gp = MultinomialGaussianProcess(hyperparameters="sample", max_iter=6, burn_in=3,
+                                    random_state=0).fit(u, y)
+    assert gp.hyperparameter_samples_.shape == (3, gp.kernel_.n_dims)
+    assert 0 <= gp.acceptance_rate_ <= 1
+    for mode in ["empirical", "fixed"]:
+        gp.set_params(hyperparameters="sample").fit(u, y)
+        gp.set_params(hyperparameters=mode).fit(u, y)
+        assert not hasattr(gp, "hyperparameter_samples_")
+        assert not hasattr(gp, "acceptance_rate_")
+    # "sample" with one category samples nothing either.
+    gp.set_params(hyperparameters="sample").fit(u, y)
+    gp.fit(u, y[:, :1])
+    assert not hasattr(gp, "hyperparameter_samples_")
+
+
+@pytest.mark.parametrize("mode", ["empirical", "sample"])
+def test_nothing_to_fit_leaves_the_kernel_as_given(mode):
+    # One category, or a kernel without free hyperparameters: no regression
+    # is fitted (as documented for kernel_ and log_marginal_likelihood_value_).
+    u = np.arange(6.0)[:, None]
+    y = np.c_[np.arange(6.0), 6 - np.arange(6.0)]
+    fixed = ConstantKernel(1.0, "fixed") * RBF(2.0, "fixed")
+    for kernel, counts in [(ConstantKernel(1.0) * RBF(2.0), y[:, :1]), (fixed, y)]:
+        gp = MultinomialGaussianProcess(kernel, hyperparameters=mode, max_iter=3, burn_in=1,
+                                        random_state=0).fit(u, counts)
+        assert gp.log_marginal_likelihood_value_ is None
+        assert gp.kernel_ == kernel
+        assert not hasattr(gp, "hyperparameter_samples_")
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_column_kernel_products():
     rng = np.random.default_rng(0)
