@@ -22,7 +22,8 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative
 from . import _coherence
 from ._base import MAX_ROW_COUNT, is_integer_at_least
 
-__all__ = ["split_document_completion", "document_completion_perplexity", "topic_coherence"]
+__all__ = ["split_document_completion", "heldout_perplexity", "document_completion_perplexity",
+           "topic_coherence"]
 
 
 def _as_count_csr(X, whom):
@@ -80,33 +81,96 @@ def split_document_completion(X, *, random_state=None):
     return observed, heldout
 
 
+def _check_weights(values, whom, name):
+    """A 2-d array of finite non-negative weights as float64, or a ValueError
+    naming ``name``."""
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{whom}: {name} must be an array of numbers ({exc}).") from exc
+    if values.ndim != 2:
+        raise ValueError(f"{whom}: {name} must be a 2-d array; got shape {values.shape}.")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{whom}: {name} contains NaN or infinity.")
+    if np.any(values < 0):
+        raise ValueError(f"{whom}: {name} contains negative values; it must hold "
+                         "non-negative weights.")
+    return values
+
+
 def heldout_perplexity(doc_topic, topic_word, X_heldout):
     """Perplexity of held-out counts under given proportions and topics.
 
+    Step 4 of the document completion protocol (:ref:`User Guide
+    <document_completion>`) for proportions and topics at hand;
+    :func:`document_completion_perplexity` runs the whole protocol on a
+    fitted estimator.
+
     Parameters
     ----------
-    doc_topic : ndarray of shape (n_samples, n_components)
-        Topic proportions of the documents (rows are renormalized).
+    doc_topic : array-like of shape (n_samples, n_components)
+        Topic proportions of the documents: finite and non-negative (rows are
+        renormalized; a row may be all zero only for a document without
+        held-out counts).
 
-    topic_word : ndarray of shape (n_components, n_features)
-        Topics (rows are renormalized, e.g. ``components_``).
+    topic_word : array-like of shape (n_components, n_features)
+        Topics (e.g. ``components_``): finite and non-negative, no row all
+        zero (rows are renormalized).
 
     X_heldout : {array-like, sparse matrix} of shape (n_samples, n_features)
-        Held-out counts.
+        Held-out counts (non-negative; rounded to integers), at least one.
 
     Returns
     -------
     perplexity : float
         ``exp(-sum n_dw log(theta_d . phi_w) / sum n_dw)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_pgtm.metrics import heldout_perplexity
+    >>> doc_topic = np.array([[1.0, 0.0], [0.5, 0.5]])
+    >>> topic_word = np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
+    >>> X_heldout = np.array([[1, 1, 0], [0, 0, 2]])
+    >>> round(heldout_perplexity(doc_topic, topic_word, X_heldout), 6)
+    2.0
     """
-    X = _as_count_csr(X_heldout, "heldout_perplexity")
-    theta = np.asarray(doc_topic, dtype=np.float64)
-    theta = theta / theta.sum(axis=1, keepdims=True)
-    phi = np.asarray(topic_word, dtype=np.float64)
-    phi = phi / phi.sum(axis=1, keepdims=True)
+    return _heldout_perplexity(doc_topic, topic_word, X_heldout, "heldout_perplexity",
+                               "doc_topic", "topic_word", "X_heldout")
+
+
+def _heldout_perplexity(doc_topic, topic_word, X_heldout, whom, theta_name, phi_name,
+                        x_name):
+    """:func:`heldout_perplexity`, its errors naming the arguments as the
+    caller knows them."""
+    X = _as_count_csr(X_heldout, whom)
+    theta = _check_weights(doc_topic, whom, theta_name)
+    phi = _check_weights(topic_word, whom, phi_name)
+    if theta.shape[1] != phi.shape[0]:
+        raise ValueError(f"{whom}: {theta_name} has {theta.shape[1]} topics (columns) but "
+                         f"{phi_name} has {phi.shape[0]} (rows).")
+    if theta.shape[0] != X.shape[0]:
+        raise ValueError(f"{whom}: {theta_name} has {theta.shape[0]} rows but {x_name} has "
+                         f"{X.shape[0]}: one row of proportions per held-out document.")
+    if phi.shape[1] != X.shape[1]:
+        raise ValueError(f"{whom}: {phi_name} has {phi.shape[1]} features (columns) but "
+                         f"{x_name} has {X.shape[1]}.")
     n_total = X.sum()
     if n_total == 0:
-        raise ValueError("The held-out part contains no token.")
+        raise ValueError(f"{whom}: the held-out part {x_name} contains no token.")
+    phi_totals = phi.sum(axis=1, keepdims=True)
+    if np.any(phi_totals == 0):
+        raise ValueError(f"{whom}: row {int(np.flatnonzero(phi_totals == 0)[0])} of "
+                         f"{phi_name} is all zero; a topic needs a positive weight.")
+    theta_totals = theta.sum(axis=1, keepdims=True)
+    # A document without held-out counts is never scored: its row may be zero.
+    empty_scored = (theta_totals[:, 0] == 0) & (np.diff(X.indptr) > 0)
+    if np.any(empty_scored):
+        raise ValueError(f"{whom}: row {int(np.flatnonzero(empty_scored)[0])} of "
+                         f"{theta_name} is all zero, but its document has held-out "
+                         "counts; its topic proportions need a positive sum.")
+    theta = theta / np.where(theta_totals > 0, theta_totals, 1.0)
+    phi = phi / phi_totals
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     # theta_d . phi_w for every nonzero (d, w) only: never a dense D x V matrix.
     prob = np.einsum("ik,ik->i", theta[rows], phi[:, X.indices].T)
@@ -160,8 +224,9 @@ def document_completion_perplexity(estimator, X, *, random_state=None):
             "document at its slice's topics; a Pipeline: pass its last step and the counts "
             "its first steps make).")
     observed, heldout = split_document_completion(X, random_state=random_state)
-    theta = np.asarray(estimator.transform(observed), dtype=np.float64)
-    return heldout_perplexity(theta, components, heldout)
+    theta = estimator.transform(observed)
+    return _heldout_perplexity(theta, components, heldout, "document_completion_perplexity",
+                               f"{type(estimator).__name__}.transform(X)", "components_", "X")
 
 
 def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, texts=None,

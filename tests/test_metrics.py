@@ -84,3 +84,58 @@ def test_errors():
         split_document_completion(np.array([[1, -1]]))
     with pytest.raises(ValueError, match="no token"):
         heldout_perplexity(np.ones((1, 2)), np.ones((2, 2)), np.zeros((1, 2)))
+
+
+def _bad(array, index, value):
+    array = array.copy()
+    array[index] = value
+    return array
+
+
+@pytest.mark.parametrize("args, match", [
+    # A row-count mismatch used to be accepted (more proportions than
+    # documents) or an IndexError (fewer); so was a vocabulary mismatch.
+    (lambda t, p, X: (t[:2], p, X), "doc_topic has 2 rows but X_heldout has 3"),
+    (lambda t, p, X: (np.vstack([t, t]), p, X), "doc_topic has 6 rows but X_heldout has 3"),
+    (lambda t, p, X: (t, p[:, :3], X), "topic_word has 3 features .* X_heldout has 4"),
+    (lambda t, p, X: (t, p, X[:, :3]), "topic_word has 4 features .* X_heldout has 3"),
+    (lambda t, p, X: (t[:, :1], p, X), "doc_topic has 1 topics .* topic_word has 2"),
+    (lambda t, p, X: (t[0], p, X), "doc_topic must be a 2-d array"),
+    # These gave nan or a number that is no perplexity.
+    (lambda t, p, X: (_bad(t, 1, 0.0), p, X), "row 1 of doc_topic is all zero"),
+    (lambda t, p, X: (_bad(t, (0, 0), -1.0), p, X), "doc_topic contains negative"),
+    (lambda t, p, X: (_bad(t, (0, 0), np.nan), p, X), "doc_topic contains NaN"),
+    (lambda t, p, X: (_bad(t, (0, 0), np.inf), p, X), "doc_topic contains NaN or infinity"),
+    (lambda t, p, X: (t, _bad(p, 0, 0.0), X), "row 0 of topic_word is all zero"),
+    (lambda t, p, X: (t, _bad(p, (1, 2), -0.5), X), "topic_word contains negative"),
+    (lambda t, p, X: (t, _bad(p, (1, 2), np.nan), X), "topic_word contains NaN"),
+    (lambda t, p, X: ([["a", "b"]] * 3, p, X), "doc_topic must be an array of numbers"),
+])
+def test_heldout_perplexity_rejects_inconsistent_input(args, match):
+    theta = np.array([[0.5, 0.5], [0.9, 0.1], [0.2, 0.8]])
+    phi = np.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4]])
+    X = np.array([[1, 0, 2, 0], [0, 3, 0, 1], [1, 1, 1, 1]])
+    with pytest.raises(ValueError, match=match):
+        heldout_perplexity(*args(theta, phi, X))
+
+
+def test_heldout_perplexity_ignores_zero_rows_without_heldout_counts():
+    # An empty document is never scored: its proportions do not matter.
+    theta = np.array([[0.5, 0.5], [0.0, 0.0]])
+    phi = np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
+    X = np.array([[1, 1, 2], [0, 0, 0]])
+    assert np.isclose(heldout_perplexity(theta, phi, X),
+                      heldout_perplexity(theta[:1], phi, X[:1]))
+
+
+def test_document_completion_names_the_estimator_output():
+    theta = np.array([[0.5, 0.5], [0.0, 0.0]])
+    phi = np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
+    with pytest.raises(ValueError, match=r"row 1 of _Fixed.transform\(X\) is all zero"):
+        document_completion_perplexity(_Fixed(theta, phi), np.full((2, 3), 4), random_state=0)
+
+
+def test_heldout_perplexity_is_public():
+    import sklearn_pgtm.metrics as metrics
+
+    assert "heldout_perplexity" in metrics.__all__
