@@ -21,6 +21,7 @@ numbers can be compared with ``gensim.models.CoherenceModel``.
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
+from sklearn.utils.validation import check_is_fitted
 
 from ._kernels._config import CACHE
 from .exceptions import _warn
@@ -60,10 +61,15 @@ def topic_word_matrix(obj):
     if hasattr(model, "components_"):
         components = model.components_
     elif hasattr(model, "fit"):
-        raise ValueError(
-            f"{type(model).__name__} has no components_: fit it first, or pass a fitted "
-            "topic model (an estimator with components_) or a (n_topics, n_features) array."
-        )
+        name = type(model).__name__
+        alternatives = ("pass a fitted topic model (an estimator with components_) or a "
+                        "(n_topics, n_features) array.")
+        # NotFittedError (a ValueError) when unfitted; a fitted estimator
+        # without components_ is no topic model, and fitting will not help.
+        check_is_fitted(model, msg=f"{name} is not fitted and has no components_: fit it "
+                                   f"first, or {alternatives}")
+        raise ValueError(f"{name} is fitted but has no components_: it is not a topic "
+                         f"model; {alternatives}")
     else:
         components = model
     components = np.asarray(components, dtype=np.float64)

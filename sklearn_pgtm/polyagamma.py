@@ -61,7 +61,13 @@ def _check_parameters(b, c, whom):
     if np.any(np.isnan(b)) or np.any(np.isnan(c)) or np.any(np.isinf(b)) or np.any(np.isinf(c)):
         raise ValueError(f"{whom}: b and c must be finite (got NaN or infinity).")
     if np.any(b < 0):
-        raise ValueError(f"{whom}: the shape b must be non-negative (PG(b, c) needs b > 0).")
+        raise ValueError(f"{whom}: the shape b must be non-negative (b = 0 gives the point "
+                         f"mass at 0); got b = {float(b.min())!r}.")
+    try:
+        np.broadcast_shapes(b.shape, c.shape)
+    except ValueError:
+        raise ValueError(f"{whom}: b of shape {b.shape} and c of shape {c.shape} cannot be "
+                         "broadcast together.") from None
     return b, c
 
 
@@ -163,7 +169,8 @@ def random_polyagamma(b=1.0, c=0.0, *, method="exact", n_terms=8, size=None,
         Number of terms M of the ``"truncated"`` and ``"pg1"`` methods (1 to
         10^5).
     size : int or tuple of int, default=None
-        Output shape; by default the broadcast shape of ``b`` and ``c``.
+        Output shape, to which ``b`` and ``c`` must broadcast; by default the
+        broadcast shape of ``b`` and ``c``.
     random_state : int, RandomState instance or None, default=None
         Seed; the same value gives the same draws.
 
@@ -206,6 +213,15 @@ def random_polyagamma(b=1.0, c=0.0, *, method="exact", n_terms=8, size=None,
         if not all(is_integer_at_least(n, 0) for n in shape):
             raise ValueError(f"size must be a non-negative integer or a tuple of them; got "
                              f"{size!r}.")
+        shape = tuple(int(n) for n in shape)
+        # As numpy's generators: b and c broadcast to size, size is not stretched.
+        try:
+            fits = np.broadcast_shapes(b.shape, c.shape, shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"random_polyagamma: b of shape {b.shape} and c of shape "
+                             f"{c.shape} cannot be broadcast to size {shape}.")
     b_full = np.ascontiguousarray(np.broadcast_to(b, shape), dtype=np.float64).ravel()
     c_full = np.ascontiguousarray(np.broadcast_to(c, shape), dtype=np.float64).ravel()
     rng = check_random_state(random_state)

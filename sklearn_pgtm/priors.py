@@ -74,16 +74,27 @@ def seeded_topic_word_prior(seed_words, vocabulary, n_components, *, prior=0.01,
     if not is_integer_at_least(n_components, 1):
         raise ValueError(f"n_components must be a positive integer; got {n_components!r}.")
     n_components = int(n_components)
-    other_prior = prior / 100.0 if other_prior is None else other_prior
     for name, value in (("prior", prior), ("seed_prior", seed_prior),
                         ("other_prior", other_prior)):
-        if not (np.isfinite(value) and value > 0):
+        if name == "other_prior" and value is None:
+            continue
+        # A bool is no prior; a string or None would fail in arithmetic.
+        number = np.asarray(value) if not isinstance(value, bool) else None
+        if (number is None or number.ndim or number.dtype.kind not in "iuf"
+                or not (np.isfinite(number) and number > 0)):
             raise ValueError(f"{name} must be a positive float; got {value!r}.")
+    other_prior = prior / 100.0 if other_prior is None else other_prior
+    try:
+        seed_words = dict(seed_words)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"seed_words must be a dict {{topic: [words]}}; got "
+                         f"{type(seed_words).__name__} ({exc}).") from exc
     out = np.full((n_components, len(vocabulary)), float(prior))
     seeded = {}
-    for topic, words in dict(seed_words).items():
-        if not (isinstance(topic, (int, np.integer)) and 0 <= topic < n_components):
-            raise ValueError(f"seed_words: topic {topic!r} is not one of 0 .. "
+    for topic, words in seed_words.items():
+        # A bool is not a topic number (True would seed topic 1).
+        if not (is_integer_at_least(topic, 0) and topic < n_components):
+            raise ValueError(f"seed_words: topic {topic!r} is not one of the integers 0 .. "
                              f"{n_components - 1}.")
         if isinstance(words, str):
             words = [words]

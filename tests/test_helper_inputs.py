@@ -17,7 +17,7 @@ from sklearn_pgtm.metrics import (
     split_document_completion,
     topic_coherence,
 )
-from sklearn_pgtm.polyagamma import random_polyagamma
+from sklearn_pgtm.polyagamma import pg_mean, random_polyagamma
 from sklearn_pgtm.priors import seeded_topic_word_prior
 
 TOPICS = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.5, 0.4]])
@@ -125,6 +125,46 @@ def test_random_polyagamma_arguments():
         with pytest.raises(ValueError, match=match):
             random_polyagamma(1.0, 0.5, random_state=0, **kwargs)
     assert random_polyagamma(1.0, 0.5, size=np.int64(3), random_state=0).shape == (3,)
+
+
+def test_seeded_prior_rejects_bools_and_non_numbers():
+    vocabulary = ["ball", "game", "vote"]
+    # True used to seed topic 1.
+    with pytest.raises(ValueError, match="topic True is not one of the integers 0 .. 2"):
+        seeded_topic_word_prior({True: ["ball"]}, vocabulary, 3)
+    # These used to raise a TypeError from inside the arithmetic.
+    for name, value in [("prior", "a"), ("prior", None), ("prior", True),
+                        ("seed_prior", "1"), ("seed_prior", [1.0]),
+                        ("other_prior", "x"), ("other_prior", np.nan)]:
+        with pytest.raises(ValueError, match=f"{name} must be a positive float"):
+            seeded_topic_word_prior({0: ["ball"]}, vocabulary, 3, **{name: value})
+    with pytest.raises(ValueError, match="seed_words must be a dict"):
+        seeded_topic_word_prior(["ball"], vocabulary, 3)
+    # NumPy integers and scalars are numbers.
+    prior = seeded_topic_word_prior({np.int64(2): ["ball"]}, vocabulary, 3,
+                                    prior=np.float32(0.5))
+    np.testing.assert_allclose(prior[:, 0], [0.005, 0.005, 1.0])
+
+
+def test_random_polyagamma_shapes_and_negative_b():
+    # Shapes that do not broadcast used to give numpy's error, naming neither
+    # b, c nor size.
+    with pytest.raises(ValueError, match=r"b of shape \(3,\) and c of shape \(2,\) cannot "
+                                         "be broadcast together"):
+        random_polyagamma([1, 2, 3], [1, 2], size=3)
+    with pytest.raises(ValueError, match=r"b of shape \(3,\) and c of shape \(\) cannot "
+                                         r"be broadcast to size \(4,\)"):
+        random_polyagamma([1, 2, 3], 1.0, size=4)
+    with pytest.raises(ValueError, match="cannot be broadcast together"):
+        random_polyagamma([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match="pg_mean: b of shape"):
+        pg_mean([1, 2, 3], [1, 2])
+    assert random_polyagamma([1, 2, 3], 1.0, size=(2, 3), random_state=0).shape == (2, 3)
+    # The message used to say b > 0 was needed, though b = 0 gives 0.
+    with pytest.raises(ValueError, match=r"non-negative \(b = 0 gives the point mass at 0\); "
+                                         r"got b = -1.0"):
+        random_polyagamma(-1, 1.0)
+    assert random_polyagamma(0.0, 1.0, random_state=0) == 0.0
 
 
 def test_topic_summary_prints_without_topics_or_measure():

@@ -86,6 +86,23 @@ def test_errors_name_the_problem(fitted):
         topic_summary(lda, X, vec.get_feature_names_out(), measure="c_v")
 
 
+def test_fitted_estimator_without_topics_is_not_told_to_fit(fitted):
+    # A fitted MultinomialLDS used to get "has no components_: fit it first".
+    from sklearn.exceptions import NotFittedError
+
+    from sklearn_pgtm import MultinomialLDS
+
+    X = np.eye(3, dtype=int)[np.random.RandomState(0).randint(0, 3, 20)]
+    lds = MultinomialLDS(1, max_iter=2, random_state=0).fit(X)
+    for call in (lambda: top_words(lds, ["a", "b", "c"]),
+                 lambda: topic_summary(lds, None, ["a", "b", "c"])):
+        with pytest.raises(ValueError, match="MultinomialLDS is fitted but has no "
+                                             "components_: it is not a topic model"):
+            call()
+    with pytest.raises(NotFittedError, match="not fitted .* fit it first"):
+        top_words(MultinomialLDS(), ["a", "b", "c"])
+
+
 def test_summary_numbers_against_direct_computation(fitted):
     vec, X, lda = fitted
     names = vec.get_feature_names_out()
