@@ -55,6 +55,14 @@ its first 300 messages (K = 20), against no extension and burn-ins of 400
 and 800, ``--fits`` seeds (default 2)::
 
     python benchmarks/eblda_coverage.py --part burn-in [--fits N]
+
+``--part chains`` (section ``eblda_chains_apart``): how far apart the chains'
+own estimates lie, largest over smallest, for fits at the defaults on the
+coverage corpora (``--fits`` seeds, default 6; also one alpha per topic,
+whose sum is compared) and for chains started far away (1e4) on the LDA draw
+with short burn-ins: the measurement behind ``FAR_APART_FACTOR``::
+
+    python benchmarks/eblda_coverage.py --part chains [--fits N]
 """
 
 import argparse
@@ -67,6 +75,7 @@ from scipy.stats import chi2
 from _corpora import document_completion, lda_corpus, split_documents, twenty_news
 from _results import load_note, markdown_table, write_section
 from sklearn_pgtm import EmpiricalBayesLDA
+from sklearn_pgtm._eblda import _disagreement_threshold
 from sklearn_pgtm.datasets import load_religion_corpus
 
 SUBSET_A = ["comp.graphics", "sci.med", "rec.sport.hockey", "talk.politics.mideast"]
@@ -113,16 +122,27 @@ def fit_recorded(X, K, sampler, seed, params):
     return model, messages, time.perf_counter() - t0
 
 
+def chains_disagree(model):
+    """Whether the fit's chains disagree about h: ``between_chain_ratio_`` above
+    the 99 % point for agreeing chains (a note of the progress report, not a
+    warning, since 2026-11-29)."""
+    p = model.hyperparameter_covariance_.shape[0]
+    return bool(model.n_chains > 1
+                and model.between_chain_ratio_ > _disagreement_threshold(p, model.n_chains))
+
+
 def fit_runs(X, K, sampler, n_runs, params):
-    """Independent fits and the number that raised a warning about h (drifting or
-    disagreeing chains; the log-likelihood trend warning is counted apart)."""
-    models, warned_h, warned_ll = [], 0, 0
+    """Independent fits, the number that warned that a chain of h still drifts,
+    the number whose chains disagree and the number whose log-likelihood still
+    rose."""
+    models, drift, disagree, warned_ll = [], 0, 0, 0
     for seed in range(n_runs):
         model, messages, _ = fit_recorded(X, K, sampler, seed, params)
         models.append(model)
-        warned_h += any("hyperparameter" in m for m in messages)
+        drift += any("still moving" in m for m in messages)
+        disagree += chains_disagree(model)
         warned_ll += any("log-likelihood" in m for m in messages)
-    return models, warned_h, warned_ll
+    return models, drift, disagree, warned_ll
 
 
 SCHEDULES = [("defaults", {}), ("n_chains=1", {"n_chains": 1})]
@@ -145,7 +165,7 @@ def main(quick=False, n_runs=None, defaults_only=False):
         for sampler in ("augmentation", "hmc"):
             for schedule, params in schedules:
                 t0 = time.perf_counter()
-                models, warned_h, warned_ll = fit_runs(X, K, sampler, n_runs, params)
+                models, drift, disagree, warned_ll = fit_runs(X, K, sampler, n_runs, params)
                 seconds = time.perf_counter() - t0
                 h, sd_across, sd_reported, covered = coverage(models)
                 ratio = sd_across / sd_reported
@@ -156,8 +176,8 @@ def main(quick=False, n_runs=None, defaults_only=False):
                              f"{h[:, 0].mean():.4g}", f"{h[:, 1].mean():.4g}",
                              f"{sd_across[0]:.2e} / {sd_reported[0]:.2e} = {ratio[0]:.2f}",
                              f"{sd_across[1]:.2e} / {sd_reported[1]:.2e} = {ratio[1]:.2f}",
-                             f"{100 * covered:.0f}%", f"{warned_h}/{n_runs}",
-                             f"{warned_ll}/{n_runs}", f"{seconds:.0f}",
+                             f"{100 * covered:.0f}%", f"{drift}/{n_runs}",
+                             f"{disagree}/{n_runs}", f"{warned_ll}/{n_runs}", f"{seconds:.0f}",
                              "yes" if ok else "NO"])
                 print(rows[-1], flush=True)
     body = (
@@ -172,12 +192,16 @@ def main(quick=False, n_runs=None, defaults_only=False):
         "probability 90%); pairs covered = fraction of ordered pairs of fits (i, j) with estimate j "
         "inside region i (95%; about 78% expected with a known covariance, more with the "
         "wider bound of a covariance estimated from the chains' spread; target >= 70%); "
-        "warned (h) = fits that warned about a drifting chain of h or disagreeing chains; "
-        "warned (log-lik.) = fits whose log-likelihood still rose. " + load_note() + "\n\n"
+        "warned (drift) = fits that warned that a chain of h still drifts; chains disagree "
+        "= fits whose between_chain_ratio_ exceeds its 99% point for agreeing chains (a "
+        "note of the verbose report; until 2026-11-29 a warning, counted with the drift "
+        "warning as 'warned (h)'); warned (log-lik.) = fits whose log-likelihood still "
+        "rose. " + load_note() + "\n\n"
         + markdown_table(
             ["corpus", "shape", "K", "sampler", "schedule", "mean alpha_hat", "mean beta_hat",
              "alpha: sd across / reported = ratio", "beta: sd across / reported = ratio",
-             "pairs covered", "warned (h)", "warned (log-lik.)", "s (all fits)",
+             "pairs covered", "warned (drift)", "chains disagree", "warned (log-lik.)",
+             "s (all fits)",
              "within target"],
             rows)
         + f"\n\nEvery at-defaults row within target: {'yes' if met else 'NO'}."
@@ -242,7 +266,7 @@ def _fits(cache, X, name, K, sampler, label, params, n_runs):
             models.append(model)
             seconds.append(fit_seconds)
             drift += any("still moving" in m for m in messages)
-            disagree += any("disagree" in m for m in messages)
+            disagree += chains_disagree(model)
         cache[key] = (models, drift, disagree, float(np.mean(seconds)))
         print(name, sampler, label, f"{np.mean(seconds):.1f} s per fit", flush=True)
     return cache[key]
@@ -284,7 +308,7 @@ def settings_group(group, n_runs, cache):
     header = ["corpus", "K", "setting", "mean alpha_hat / beta_hat",
               "alpha / beta: mean shift from the default (z)",
               "alpha: sd across fits / reported sd", "beta: sd across fits / reported sd",
-              "held by the default's regions", "warned: drift", "warned: chains disagree",
+              "held by the default's regions", "warned: drift", "chains disagree",
               "s per fit"]
     if sampler == "hmc":
         header.insert(-1, "HMC acceptance")
@@ -298,8 +322,9 @@ def settings_group(group, n_runs, cache):
         "variances (hyperparameter_covariance_). Held by the default's regions: fraction of "
         "pairs (default fit i, fit j of the row) with estimate j inside the 95% region of "
         "fit i (i != j on the default row; about 78% or more when both come from one "
-        "distribution). Warned: fits whose chains of h still drifted over their kept draws "
-        "(trend z-score above 6), or whose chains disagreed. " + load_note() + "\n\n"
+        "distribution). Warned: drift: fits that warned that their chains of h still "
+        "drifted over their kept draws (trend z-score above 6); chains disagree: fits whose "
+        "between_chain_ratio_ exceeds its 99% point for agreeing chains. " + load_note() + "\n\n"
         + markdown_table(header, rows))
     write_section(f"eblda_defaults_{group}", f"EmpiricalBayesLDA defaults: {title}", body)
 
@@ -415,6 +440,85 @@ def burn_in_extension(n_runs=None):
                   "while the hyperparameters drift (religion corpus, K = 20)", body)
 
 
+# Chains started far from the estimate with short burn-ins on the LDA draw:
+# (label, sampler, burn_in, start).
+FAR_STARTS = [("HMC from 1e4, burn_in=20", "hmc", 20, 1e4),
+              ("HMC from 1e4, burn_in=60", "hmc", 60, 1e4),
+              ("augmentation from 1e4, burn_in=60", "augmentation", 60, 1e4)]
+
+
+def _apart(model):
+    """Largest over smallest of the chains' estimates of alpha (their sum with
+    one alpha per topic) and beta."""
+    est = model.chain_estimates_
+    alpha, beta = est[:, :-1].sum(axis=1), est[:, -1]
+    return alpha.max() / alpha.min(), beta.max() / beta.min()
+
+
+def _warned(messages):
+    kinds = [("drift", "still moving"), ("far apart", "more than a factor"),
+             ("stuck", "of its proposals")]
+    return ", ".join(kind for kind, text in kinds if any(text in m for m in messages)) or "-"
+
+
+def chains_apart(n_runs=None):
+    """The chains' own estimates at the defaults and from far starts."""
+    from sklearn_pgtm._eblda import FAR_APART_FACTOR
+
+    n_runs = n_runs or 6
+    rows = []
+    settings = [(sampler, {}) for sampler in ("augmentation", "hmc")]
+    for name, X, K in corpora(False):
+        extra = ([("augmentation", {"symmetric_alpha": False})]
+                 if name.startswith("demo") else [])
+        for sampler, params in settings + extra:
+            fits = [fit_recorded(X, K, sampler, seed, params) for seed in range(n_runs)]
+            apart = np.array([_apart(m) for m, _, _ in fits])
+            label = sampler + (", one alpha per topic" if params else "")
+            rows.append([name, K, label, f"{apart[:, 0].max():.3f}", f"{apart[:, 1].max():.3f}",
+                         f"{np.median(apart[:, 0]):.3f}",
+                         f"{sum(_warned(msgs) != '-' for _, msgs, _ in fits)}/{n_runs}",
+                         f"{np.mean([sec for _, _, sec in fits]):.1f}"])
+            print(rows[-1], flush=True)
+    X_far = lda_corpus(150, 60, 3, 40, 0.3, 0.2, seed=3)[0]
+    far_rows = []
+    for label, sampler, burn_in, start in FAR_STARTS:
+        for seed in range(3):
+            model, messages, seconds = fit_recorded(
+                X_far, 3, sampler, seed, {"burn_in": burn_in, "n_chains": 3, "n_samples": 120,
+                                          "doc_topic_prior": start, "topic_word_prior": start})
+            a_ratio, b_ratio = _apart(model)
+            far_rows.append([label, seed, " / ".join(f"{v:.3g}"
+                                                     for v in model.chain_estimates_[:, 0]),
+                             f"{model.doc_topic_prior_:.3g}", f"{a_ratio:.3g}",
+                             f"{b_ratio:.3g}", model.burn_in_, _warned(messages),
+                             f"{seconds:.1f}"])
+            print(far_rows[-1], flush=True)
+    body = (
+        f"EmpiricalBayesLDA at its defaults (n_chains=4), random_state 0-{n_runs - 1}, on the "
+        "corpora of the coverage rows: the largest and the median over the fits of the "
+        "chains' own estimates' spread, largest over smallest (chain_estimates_; for one "
+        "alpha per topic, of their sum), and the fits that raised a warning about h (drift, "
+        f"far apart at more than a factor of {FAR_APART_FACTOR:g}, or a stuck HMC chain). "
+        + load_note() + "\n\n"
+        + markdown_table(["corpus", "K", "sampler", "alpha: largest / smallest (max)",
+                          "beta: largest / smallest (max)", "alpha (median)",
+                          "warned about h", "s per fit"], rows)
+        + "\n\nChains started far away (doc_topic_prior = topic_word_prior = 1e4) on a "
+        "corpus drawn from LDA (D = 150, V = 60, K = 3, 40 words per document, truth alpha "
+        "0.3, beta 0.2; the sizes of tests/test_eblda.py's corpus, drawn by this script's "
+        "_corpora.lda_corpus), n_chains=3, n_samples=120, "
+        "random_state 0-2: each chain's estimate of alpha, the fit's estimate, the "
+        "spread of the chains' estimates (alpha, beta), the burn-in used (the extension "
+        "stops at three times burn_in) and the warnings.\n\n"
+        + markdown_table(["setting", "seed", "chains' alpha", "alpha_hat",
+                          "alpha: largest / smallest", "beta: largest / smallest",
+                          "burn-in used", "warned", "fit s"], far_rows))
+    print(body, flush=True)
+    write_section("eblda_chains_apart", "EmpiricalBayesLDA: how far apart the chains' "
+                  "estimates lie", body)
+
+
 def main_settings(n_runs=None, groups=None):
     n_runs = n_runs or 8
     cache = {}
@@ -433,7 +537,7 @@ if __name__ == "__main__":
     parser.add_argument("--defaults-only", action="store_true",
                         help="only the rows at the defaults (no n_chains=1 rows), in a section "
                              "of their own named by the number of fits")
-    parser.add_argument("--part", choices=["coverage", "settings", "burn-in"],
+    parser.add_argument("--part", choices=["coverage", "settings", "burn-in", "chains"],
                         default="coverage",
                         help="settings: the measurements behind the chain's other defaults "
                              "(8 fits per row unless --fits)")
@@ -444,5 +548,7 @@ if __name__ == "__main__":
         main_settings(n_runs=args.fits, groups=args.groups)
     elif args.part == "burn-in":
         burn_in_extension(n_runs=args.fits)
+    elif args.part == "chains":
+        chains_apart(n_runs=args.fits)
     else:
         print(main(quick=args.quick, n_runs=args.fits, defaults_only=args.defaults_only))
