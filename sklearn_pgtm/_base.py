@@ -473,6 +473,13 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     - ``_log_likelihood(run)`` gives the trace's value after a sweep;
     - ``_finish(run)`` sets the fitted attributes from the run;
     - ``_posterior(doc_ptr, word_ids, n_samples)`` infers new documents.
+
+    A fitted estimator behaves as fitted until it is fitted again, as in
+    scikit-learn: the post-fit methods take the number of topics from the
+    fitted arrays (``_n_topics``) and every other parameter as it was at fit
+    (``_fitted_param``), whatever ``set_params`` changed since, except the
+    settings of the inference of new documents, ``n_infer_iter`` and
+    ``n_jobs``, which they read at each call.
     """
 
     # Set by subclasses: the parameter to name when the chain is too short.
@@ -553,6 +560,10 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     def _fit_counts(self, X, whom):
         """Run (or continue) the chain on validated counts ``X`` and finish."""
+        # The parameters of this fit: what its steps and then the post-fit
+        # methods read through _fitted_param (set_params after fit must not
+        # change what the fitted model does).
+        self._fit_params = self.get_params(deep=False)
         run = self._run if self._continuing() else None
         if run is not None:
             self._check_continuation(X, whom)
@@ -678,6 +689,16 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return np.ascontiguousarray(prior.T)
 
     # ------------------------------------------------------------ post-fit
+    def _fitted_param(self, name):
+        """Parameter ``name`` as it was in the fit that made the fitted model
+        (or in the running fit), not as ``set_params`` may have changed it."""
+        return self._fit_params[name]
+
+    def _n_topics(self):
+        """Topics of the fitted model, from its arrays (``n_components`` may
+        have changed since)."""
+        return self.components_.shape[0]
+
     def _validated_tokens(self, X, whom):
         check_is_fitted(self)
         X = check_counts(self, X, reset=False, whom=f"{type(self).__name__}.{whom}")

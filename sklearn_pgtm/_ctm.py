@@ -495,13 +495,17 @@ class CorrelatedTopicModel(GibbsTopicModel):
     def _dim(self):
         return self.n_components - 1 if self.link == "stick_breaking" else self.n_components
 
+    # _proportions and _update_gaussian serve the fit and inference: they read
+    # the link and the sampler's settings of the fit (_fitted_param) and the
+    # number of topics from their arrays.
     def _proportions(self, gauss, out):
-        """The documents' topic proportions from their Gaussian vectors, in
-        blocks of rows on ``n_jobs`` threads."""
-        if self.n_components == 1:
+        """The documents' topic proportions ``out`` (D, K) from their Gaussian
+        vectors, in blocks of rows on ``n_jobs`` threads."""
+        if out.shape[1] == 1:
             out[:] = 1.0
             return
-        to_proportions = stick_breaking if self.link == "stick_breaking" else softmax_rows
+        link = self._fitted_param("link")
+        to_proportions = stick_breaking if link == "stick_breaking" else softmax_rows
         n_docs = gauss.shape[0]
         bounds = balanced_cuts(np.arange(n_docs + 1), effective_n_jobs(self.n_jobs, n_docs))
         map_ranges(lambda lo, hi: to_proportions(gauss[lo:hi], out[lo:hi]), bounds)
@@ -509,21 +513,23 @@ class CorrelatedTopicModel(GibbsTopicModel):
     def _update_gaussian(self, doc_topic, doc_ptr, gauss, mu, sigma, states):
         """Per-document PG-augmented update of the Gaussian vectors, in place,
         in blocks of documents on ``n_jobs`` threads."""
-        if self.n_components == 1:
+        if doc_topic.shape[1] == 1:
             return  # one topic: nothing to correlate, theta = 1
         precision = np.linalg.inv(sigma)
         precision = 0.5 * (precision + precision.T)
-        method = PG_METHODS[self.pg_method]
+        pg_method, pg_terms = self._fitted_param("pg_method"), self._fitted_param("pg_terms")
+        method = PG_METHODS[pg_method]
         lengths = np.diff(doc_ptr)
         bounds = balanced_cuts(doc_ptr, effective_n_jobs(self.n_jobs, gauss.shape[0]))
-        if self.link == "stick_breaking":
+        if self._fitted_param("link") == "stick_breaking":
             precision_mean = precision @ mu
             step = lambda lo, hi: stick_breaking_update(  # noqa: E731
-                doc_topic, lengths, gauss, precision, precision_mean, method, self.pg_terms,
+                doc_topic, lengths, gauss, precision, precision_mean, method, pg_terms,
                 states, lo, hi)
         else:
+            n_subiter = self._fitted_param("n_subiter")
             step = lambda lo, hi: logistic_normal_update(  # noqa: E731
-                doc_topic, lengths, gauss, mu, precision, self.n_subiter, method, self.pg_terms,
+                doc_topic, lengths, gauss, mu, precision, n_subiter, method, pg_terms,
                 states, lo, hi)
 
         def update(lo, hi):
@@ -537,7 +543,7 @@ class CorrelatedTopicModel(GibbsTopicModel):
             raise ChainDivergenceError(
                 f"CorrelatedTopicModel diverged: the documents' Gaussian vectors ran off "
                 f"(max |eta - mu| = {deviation:.3g}) with "
-                f"pg_method={self.pg_method!r}. Use pg_method='exact' or more pg_terms.")
+                f"pg_method={pg_method!r}. Use pg_method='exact' or more pg_terms.")
 
     def _neutral_mean(self):
         """The Gaussian vector of uniform proportions, the prior mean of
@@ -676,7 +682,7 @@ class CorrelatedTopicModel(GibbsTopicModel):
     def _posterior(self, doc_ptr, word_ids, n_samples):
         """Gibbs over the tokens' topics and the Gaussian vectors, topics and
         (mu, Sigma) fixed; the proportions of each sweep are draws."""
-        n_docs, n_topics = doc_ptr.shape[0] - 1, self.n_components
+        n_docs, n_topics = doc_ptr.shape[0] - 1, self._n_topics()
         phi = self._topics()
         states = document_streams(self._infer_seed, doc_ptr, word_ids)
         tokens = initial_topics(doc_ptr, word_ids, phi)

@@ -736,8 +736,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         Each document's stream is derived from ``seed`` and its own tokens, so
         its result does not depend on the other documents of the batch.
         """
-        n_docs = doc_ptr.shape[0] - 1
-        n_topics = self.n_components
+        n_docs, n_topics = doc_ptr.shape[0] - 1, phi.shape[2]
         alpha = np.full(n_topics, self.doc_topic_prior_)
         states = document_streams(seed, doc_ptr, word_ids)
         topics = np.zeros(word_ids.shape[0], dtype=np.int32)
@@ -762,7 +761,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
 
     def _infer(self, X, times, whom):
         doc_ptr, word_ids, slice_ptr, doc_order, phi = self._prepare(X, times, whom)
-        theta = np.empty((doc_order.shape[0], self.n_components))
+        theta = np.empty((doc_order.shape[0], phi.shape[2]))
         theta[doc_order] = self._infer_tokens(doc_ptr, word_ids, slice_ptr, phi,
                                               self._infer_seed)
         return theta
@@ -906,9 +905,9 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             By decreasing probability.
         """
         check_is_fitted(self)
-        if not is_integer_at_least(topic, 0) or topic >= self.n_components:
-            raise ValueError(f"topic must be an integer in [0, {self.n_components}); "
-                             f"got {topic!r}.")
+        n_topics = self.components_.shape[1]
+        if not is_integer_at_least(topic, 0) or topic >= n_topics:
+            raise ValueError(f"topic must be an integer in [0, {n_topics}); got {topic!r}.")
         row = self.components_[self._slice_position(time_slice), int(topic)]
         row = row / row.sum()
         n_words = _check_n_words(n_words, row.shape[0])
@@ -953,7 +952,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
 
     @property
     def _n_features_out(self):
-        return self.n_components
+        return self.components_.shape[1]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

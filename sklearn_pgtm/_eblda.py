@@ -906,27 +906,27 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     def _alpha_vector(self):
         return np.broadcast_to(np.asarray(self.doc_topic_prior_, dtype=np.float64),
-                               (self.n_components,)).copy()
+                               (self._n_topics(),)).copy()
 
     # ---------------------------------------------------------- post-fit
     def _h_points(self, doc_topic_prior, topic_word_prior):
         check_is_fitted(self)
         alpha = np.asarray(doc_topic_prior, dtype=np.float64)
         beta = np.asarray(topic_word_prior, dtype=np.float64)
-        if self.symmetric_alpha:
+        if self._fitted_param("symmetric_alpha"):
             alpha, beta = np.broadcast_arrays(alpha, beta)
             shape = alpha.shape
             h = np.stack([alpha.ravel(), beta.ravel()], axis=1)
         else:
-            if alpha.shape[-1:] != (self.n_components,):
+            n_topics = self._n_topics()
+            if alpha.shape[-1:] != (n_topics,):
                 raise ValueError(
-                    f"doc_topic_prior must have a last dimension of {self.n_components} "
+                    f"doc_topic_prior must have a last dimension of {n_topics} "
                     f"(one alpha per topic); got shape {alpha.shape}.")
             shape = np.broadcast_shapes(alpha.shape[:-1], beta.shape)
-            alpha = np.broadcast_to(alpha, shape + (self.n_components,))
+            alpha = np.broadcast_to(alpha, shape + (n_topics,))
             beta = np.broadcast_to(beta, shape)
-            h = np.concatenate([alpha.reshape(-1, self.n_components), beta.reshape(-1, 1)],
-                               axis=1)
+            h = np.concatenate([alpha.reshape(-1, n_topics), beta.reshape(-1, 1)], axis=1)
         if not np.all(h > 0) or not np.all(np.isfinite(h)):
             raise ValueError("hyperparameters must be positive and finite.")
         return h, shape

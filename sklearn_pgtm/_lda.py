@@ -55,7 +55,7 @@ class DirichletTopicModel(GibbsTopicModel):
             run.notes.extend(str(move) for move in made)
 
     def _alpha_vector(self):
-        return np.full(self.n_components, self.doc_topic_prior_)
+        return np.full(self._n_topics(), self.doc_topic_prior_)
 
     def _posterior(self, doc_ptr, word_ids, n_samples):
         alpha = self._alpha_vector()

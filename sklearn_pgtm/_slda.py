@@ -867,16 +867,22 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             yield eta.copy()
 
     # ------------------------------------------------------------- inference
+    def _n_topics(self):
+        """Topics of each model, from the fitted weights (``components_``
+        stacks one block per model; the weights' refit in ``_finish`` reads
+        it after setting ``last_coef_``)."""
+        return self.last_coef_.shape[1]
+
     def _n_models(self):
         """Topic models in ``components_``: 1 (binary, multinomial) or one per class."""
-        return self.components_.shape[0] // self.n_components
+        return self.components_.shape[0] // self._n_topics()
 
     def _model_blocks(self):
         """(topics (V, K), alpha vector) of each binary model."""
         topics = self._topics()
         n_models = self._n_models()
         alphas = np.broadcast_to(self.doc_topic_prior_, (n_models,))
-        k = self.n_components
+        k = self._n_topics()
         return [(np.ascontiguousarray(topics[:, m * k:(m + 1) * k]), np.full(k, alphas[m]))
                 for m in range(n_models)]
 
@@ -921,7 +927,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         # The binary models' log-likelihoods, averaged (each explains every token).
         theta = self._posterior(doc_ptr, word_ids, 0)[0]
         topics = self._topics()
-        k = self.n_components
+        k = self._n_topics()
         values = [log_predictive(doc_ptr, word_ids, theta[:, m * k:(m + 1) * k].copy(),
                                  np.ascontiguousarray(topics[:, m * k:(m + 1) * k]))
                   for m in range(self._n_models())]

@@ -749,3 +749,39 @@ def test_post_fit_contract(fitted, dynamic_corpus):
     assert fitted.log_likelihood_trace_.shape == (fitted.n_iter_,)
     assert np.all(np.isfinite(fitted.log_likelihood_trace_))
     np.testing.assert_allclose(fitted.trace_.topic_share.sum(axis=1), 1.0)
+
+
+def test_set_params_after_fit_leaves_the_fitted_model_unchanged(fitted, dynamic_corpus):
+    # A fitted model behaves as fitted until it is fitted again: before, the
+    # post-fit methods read n_components as set now (an IndexError below the
+    # fitted number of topics, extra columns of zeros above it). n_infer_iter
+    # and n_jobs tune inference only and are read at each call.
+    import copy
+
+    X, times, _, _ = dynamic_corpus
+    model = copy.deepcopy(fitted)
+    label = model.time_slices_[1]
+
+    def outputs():
+        return {"transform": model.transform(X[:6], times[:6]),
+                "score": model.score(X[:6], times[:6]),
+                "perplexity": model.perplexity(X[:6], times[:6]),
+                "feature_names": model.get_feature_names_out(),
+                "topic_words": model.get_topic_words(2, label, n_words=4),
+                "evolution": list(model.topic_evolution(2, n_words=4).items())}
+
+    expected = outputs()
+    others = {"n_components": [2, 5], "doc_topic_prior": [0.7], "topic_word_prior": [0.4],
+              "chain_variance": ["auto", 0.05], "max_iter": [2], "warm_start_iter": [1],
+              "n_init": [1], "pg_method": ["exact"], "pg_terms": [2], "random_state": [7],
+              "verbose": [1]}
+    params = model.get_params()
+    for param, values in others.items():
+        for value in values:
+            model.set_params(**{param: value})
+            np.testing.assert_equal(outputs(), expected, err_msg=f"{param}={value!r}")
+        model.set_params(**{param: params[param]})
+    model.set_params(n_jobs=2)
+    np.testing.assert_array_equal(model.transform(X[:6], times[:6]), expected["transform"])
+    model.set_params(n_infer_iter=3)
+    assert model.transform(X[:6], times[:6]).shape == expected["transform"].shape

@@ -112,12 +112,13 @@ def test_input_validation(fitted):
         model.transform(np.ones((2, X.shape[1] + 1)))
     with pytest.raises(ValueError, match="hyperprior"):
         EmpiricalBayesLDA(2, hyperprior=(1.0, -1.0)).fit(X)
+    # One alpha per topic (symmetric_alpha=False at fit: set_params after fit
+    # does not change the fitted model) takes n_components values.
+    per_topic = EmpiricalBayesLDA(3, symmetric_alpha=False, n_samples=8, burn_in=4,
+                                  n_final_iter=2, random_state=0)
+    _warnings_of(per_topic, X)
     with pytest.raises(ValueError, match="last dimension"):
-        model.set_params(symmetric_alpha=False)
-        try:
-            model.log_marginal_likelihood([0.1, 0.2], 0.1)
-        finally:
-            model.set_params(symmetric_alpha=True)
+        per_topic.log_marginal_likelihood([0.1, 0.2], 0.1)
 
 
 def test_verbose_prints(capsys, fitted):

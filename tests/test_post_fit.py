@@ -4,9 +4,10 @@ One test per promise, parametrized over every estimator: output shapes, the
 meaning of ``components_`` (scikit-learn's: unnormalized pseudo-counts, the
 prior plus averaged counts), empty documents, errors, feature names,
 pickling, repeated calls, posterior draws, a failed fit leaving the previous
-state intact.
+state intact, set_params after fit leaving the fitted model as it is.
 """
 
+import copy
 import pickle
 
 import numpy as np
@@ -31,6 +32,9 @@ FACTORIES = {
     "GibbsLDA": lambda: GibbsLDA(3, max_iter=12, burn_in=6, n_infer_iter=20, random_state=0),
     "EmpiricalBayesLDA": lambda: EmpiricalBayesLDA(3, n_samples=8, burn_in=4, n_final_iter=4,
                                                    n_infer_iter=20, random_state=0),
+    "EmpiricalBayesLDA-asymmetric": lambda: EmpiricalBayesLDA(
+        3, symmetric_alpha=False, n_samples=8, burn_in=4, n_final_iter=4, n_infer_iter=20,
+        random_state=0),
     "CorrelatedTopicModel": lambda: CorrelatedTopicModel(3, max_iter=10, burn_in=4,
                                                          n_infer_iter=20, random_state=0),
     "CorrelatedTopicModel-sb": lambda: CorrelatedTopicModel(3, link="stick_breaking",
@@ -186,3 +190,108 @@ def test_set_output_pandas(fitted):
     out = est.transform(X[:3])
     assert isinstance(out, pd.DataFrame)
     assert list(out.columns) == list(est.get_feature_names_out())
+
+
+# ------------------------------------------------- set_params after fit
+# Parameters that the post-fit methods read at each call: they tune the
+# inference of new documents only (documented in the user guide).
+LIVE_PARAMS = {"n_infer_iter", "n_jobs"}
+# Other valid values of the parameters read at fit; each one that differs from
+# the fitted value is set in turn.
+OTHER_VALUES = {
+    "n_components": [2, 5],
+    "link": ["logistic_normal", "stick_breaking"],
+    "symmetric_alpha": [True, False],
+    "multi_class": ["ovr", "multinomial"],
+    "pg_method": ["exact", "gaussian"],
+    "pg_terms": [2],
+    "n_subiter": [1],
+    "prior_strength": [0.5],
+    "c": [7.0],
+    "prior_variance": [3.0],
+    "doc_topic_prior": [0.7],
+    "topic_word_prior": [0.4],
+    "split_merge": [True, False],
+    "method": ["sparse"],
+    "sampler": ["augmentation", "hmc"],
+    "n_samples": [4],
+    "n_final_iter": [1],
+    "hmc_n_steps": [5],
+    "hmc_step_size": [0.3],
+    "n_batches": [3],
+    "n_chains": [1],
+    "hyperprior": [(2.0, 1.0)],
+    "max_iter": [2],
+    "burn_in": [1],
+    "warm_start": [True, False],
+    "random_state": [7],
+    "verbose": [0, 1],
+}
+
+
+def _post_fit_outputs(est):
+    """What the fitted estimator's post-fit methods return on a few documents."""
+    out = {"transform": est.transform(X[:5]),
+           "sample_transform": est.sample_transform(X[:3], n_samples=3),
+           "feature_names": est.get_feature_names_out()}
+    if is_classifier(est):
+        for method in ("decision_function", "predict", "predict_proba", "predict_log_proba"):
+            out[method] = getattr(est, method)(X[:5])
+        out["score"] = est.score(X[:5], est.classes_[np.arange(5) % len(est.classes_)])
+    else:
+        out["score"] = est.score(X[:5])
+        out["perplexity"] = est.perplexity(X[:5])
+    if isinstance(est, EmpiricalBayesLDA):
+        h = (est.doc_topic_prior_, est.topic_word_prior_)
+        out["log_marginal_likelihood"] = est.log_marginal_likelihood(*h)
+        out["in_confidence_region"] = est.in_confidence_region(*h)
+        out["confidence_region_bound"] = est.confidence_region_bound()
+    return out
+
+
+def _assert_same_outputs(est, expected, setting):
+    outputs = _post_fit_outputs(est)
+    assert outputs.keys() == expected.keys()
+    for key, value in expected.items():
+        np.testing.assert_array_equal(outputs[key], value, err_msg=f"{setting}: {key}")
+
+
+def _other_values(est):
+    """(parameter, value) pairs of OTHER_VALUES that differ from the fitted values."""
+    params = est.get_params()
+    return [(name, value) for name, values in OTHER_VALUES.items() if name in params
+            for value in values if value != params[name]]
+
+
+def test_set_params_after_fit_leaves_the_fitted_model_unchanged(fitted):
+    # scikit-learn's convention: a fitted estimator behaves as fitted until it
+    # is fitted again. Before, the post-fit methods read n_components, link,
+    # symmetric_alpha, ... as set now: shape errors, silently other results or
+    # (CorrelatedTopicModel) kernels given arrays of other widths.
+    name, est = fitted
+    est = copy.deepcopy(est)
+    expected = _post_fit_outputs(est)
+    params = est.get_params()
+    others = _other_values(est)
+    assert any(param == "n_components" for param, _ in others)
+    for param, value in others:
+        est.set_params(**{param: value})
+        _assert_same_outputs(est, expected, f"{name}, {param}={value!r}")
+        est.set_params(**{param: params[param]})
+    # All at once (e.g. a link and a number of topics of another model).
+    est.set_params(**dict(others))
+    _assert_same_outputs(est, expected, f"{name}, all changed")
+
+
+def test_inference_settings_are_read_at_each_call(fitted):
+    # n_infer_iter and n_jobs tune the inference of new documents only: set
+    # after fit, they apply at the next call (threads do not change results).
+    _, est = fitted
+    est = copy.deepcopy(est)
+    expected = est.transform(X[:5])
+    est.set_params(n_jobs=2)
+    np.testing.assert_array_equal(est.transform(X[:5]), expected)
+    est.set_params(n_infer_iter=3)
+    theta = est.transform(X[:5])
+    assert theta.shape == expected.shape and np.all(np.isfinite(theta))
+    assert not np.array_equal(theta, expected)
