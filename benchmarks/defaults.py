@@ -77,6 +77,7 @@ be run one at a time (``--part``).
 """
 
 import argparse
+import copy
 import logging
 import os
 import re
@@ -855,20 +856,24 @@ def run_classifiers(quick, K=20, c=25, pairs=None, seeds=CLASSIFIER_SEEDS):
     return rows, per_task
 
 
+def _inferred_topics_copy(clf):
+    """A shallow copy of a fitted classifier that predicts from inferred topic
+    frequencies, as if fitted with ``prediction_topics="inferred"`` (the
+    post-fit methods read the fit's settings: set_params would not do)."""
+    other = copy.copy(clf)
+    other._fit_params = {**clf._fit_params, "prediction_topics": "inferred"}
+    return other
+
+
 def average_weights_accuracy(clf, X_test, y_test):
     """Test accuracy of a fitted classifier (``prediction="refit"``) predicting
     as the default before the refit did (``prediction="average"``,
     ``prediction_topics="inferred"``): the mean of the chain's draws of the
     weights after the burn-in (from ``trace_``) scoring the test documents'
     inferred topic frequencies; ``clf`` is left as it came."""
-    refit, topics = clf.coef_, clf.prediction_topics
-    clf.coef_ = clf.trace_.coef[clf.burn_in:].mean(axis=0)
-    clf.set_params(prediction_topics="inferred")
-    try:
-        return float(np.mean(clf.predict(X_test) == y_test))
-    finally:
-        clf.coef_ = refit
-        clf.set_params(prediction_topics=topics)
+    other = _inferred_topics_copy(clf)
+    other.coef_ = clf.trace_.coef[clf.burn_in:].mean(axis=0)
+    return float(np.mean(other.predict(X_test) == y_test))
 
 
 def inferred_topics_accuracy(clf, X_test, y_test):
@@ -880,14 +885,9 @@ def inferred_topics_accuracy(clf, X_test, y_test):
     from sklearn_pgtm._slda import _average_weights, _model_runs
 
     runs = _model_runs(clf._run)
-    expected, topics = clf.coef_, clf.prediction_topics
-    clf.set_params(prediction_topics="inferred")
-    try:
-        clf.coef_ = clf._refit_weights(runs, _average_weights(runs))
-        return float(np.mean(clf.predict(X_test) == y_test))
-    finally:
-        clf.coef_ = expected
-        clf.set_params(prediction_topics=topics)
+    other = _inferred_topics_copy(clf)
+    other.coef_ = other._refit_weights(runs, _average_weights(runs))
+    return float(np.mean(other.predict(X_test) == y_test))
 
 
 def classifier_verdicts(per_task):

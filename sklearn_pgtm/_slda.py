@@ -346,7 +346,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         four subsets of 3-6 classes (two seeds) one-vs-rest gained 0.0081 on
         average (6 of 8 fits better) and the multinomial model nothing
         (-0.0011, 3 of 8 better; ``benchmarks/slda_20news.py --part
-        prediction``, section slda_prediction).
+        prediction``, section slda_prediction). Read at fit (``coef_``
+        depends on it): set after fit, it applies from the next fit.
 
     prediction_topics : {"expected", "inferred"}, default="expected"
         The topic frequencies ``zbar`` of a document that the weights score
@@ -375,7 +376,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         c = 16): the multinomial model +0.0185 and one-vs-rest +0.0142 on
         average, every one of the 8 fits of each better
         (``benchmarks/slda_20news.py --part prediction``, section
-        slda_prediction). Prediction is deterministic either way.
+        slda_prediction). Prediction is deterministic either way. Read at
+        fit (the refitted weights fit these frequencies): set after fit, it
+        applies from the next fit.
 
     split_merge : bool, default=True
         Split-merge moves of the topics during the first half of the burn-in,
@@ -904,15 +907,17 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
     def _prediction_frequencies(self, doc_ptr, word_ids):
         """The documents' topic frequencies ``zbar`` (D, K) that each model's
         weights score (``prediction_topics``; user guide :ref:`slda_prediction`)."""
+        # The settings of the fit: with prediction="refit" the weights were
+        # fitted to these very frequencies, and "last" scores the last sweep's.
         lengths = np.maximum(np.diff(doc_ptr), 1)[:, None]
-        if self.prediction_topics == "expected":
+        if self._fitted_param("prediction_topics") == "expected":
             # Each token's topic probabilities given its word alone, summed by
             # a sparse product (repeated word ids add up).
             word_counts = sp.csr_matrix((np.ones(len(word_ids)), word_ids, doc_ptr),
                                         shape=(len(doc_ptr) - 1, self.n_features_in_))
             return [np.asarray(word_counts @ (phi / phi.sum(axis=1, keepdims=True))) / lengths
                     for phi, _ in self._model_blocks()]
-        n_average = 1 if self.prediction == "last" else None
+        n_average = 1 if self._fitted_param("prediction") == "last" else None
         return [counts / lengths
                 for counts, _ in self._posterior_per_model(doc_ptr, word_ids, 0, n_average)]
 

@@ -425,12 +425,14 @@ def test_expected_topic_frequencies_are_inference_with_a_flat_prior():
     # document's prior alpha grows (each token's topic drawn from p(k | w),
     # independently of the document's other tokens): inference at alpha = 1e6
     # averaged over 1,000 sweeps agrees with them to its Monte Carlo error.
+    # (prediction_topics is read at fit: a second fit, of the same chain.)
     X, y = make_supervised_corpus(n_docs=60)
-    clf = GibbsSLDAClassifier(n_components=4, c=2.5, max_iter=20, burn_in=10,
-                              random_state=3).fit(X, y)
+    params = dict(n_components=4, c=2.5, max_iter=20, burn_in=10, random_state=3)
+    clf = GibbsSLDAClassifier(**params).fit(X, y)
     doc_ptr, word_ids = clf._validated_tokens(X, "test")
     expected = clf._prediction_frequencies(doc_ptr, word_ids)[0]
-    clf.set_params(prediction_topics="inferred", n_infer_iter=2000)
+    clf = GibbsSLDAClassifier(prediction_topics="inferred", **params).fit(X, y)
+    clf.set_params(n_infer_iter=2000)
     clf.doc_topic_prior_ = 1e6
     inferred = clf._prediction_frequencies(doc_ptr, word_ids)[0]
     lengths = np.diff(doc_ptr)[:, None]
