@@ -19,6 +19,7 @@ arrays, the Gibbs run loop with its trace, and one post-fit layer.
   topics.
 """
 
+import copy
 import functools
 import hashlib
 from dataclasses import dataclass, field
@@ -188,7 +189,11 @@ def to_tokens(X):
 def keep_state_on_failure(fit):
     """Decorator of ``fit``: if it raises (bad input, a diverging chain,
     ``KeyboardInterrupt``), the estimator is restored to its state before the
-    call, so a previous fit stays usable and nothing half-fitted remains."""
+    call, so a previous fit stays usable and nothing half-fitted remains.
+
+    It restores the attributes, not the objects they hold: ``fit`` must not
+    change those in place (a ``warm_start`` continuation sweeps a copy of the
+    kept run, :func:`continuation_copy`)."""
 
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):
@@ -306,6 +311,10 @@ class GibbsRun:
         """Fraction of the tokens in each topic."""
         return self.chain.topic_total / max(self.chain.n_tokens, 1)
 
+    def chains(self):
+        """The run's topic chains."""
+        return [self.chain]
+
     def components(self, topic_word_prior):
         """``components_``: the topic-word counts averaged over the kept sweeps
         (the last sweep's counts if none was kept) plus ``topic_word_prior``
@@ -317,6 +326,18 @@ class GibbsRun:
         transposed_mean(counts, n, out)
         out += topic_word_prior
         return out
+
+
+def continuation_copy(run):
+    """A copy of ``run`` for a ``warm_start`` fit to continue: deep (chains,
+    priors, streams, kept sums, trace), except for the corpus's token arrays
+    ``doc_ptr`` and ``word_ids`` of its chains, which no step changes and
+    which the copy shares."""
+    memo = {}
+    for chain in run.chains():
+        for array in (chain.tokens.doc_ptr, chain.tokens.word_ids):
+            memo[id(array)] = array  # deepcopy returns what the memo holds
+    return copy.deepcopy(run, memo)
 
 
 def trend_z_score(values):
@@ -567,6 +588,16 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         run = self._run if self._continuing() else None
         if run is not None:
             self._check_continuation(X, whom)
+            # The sweeps change a run in place: continue a copy, which replaces
+            # the kept run only if this fit succeeds, so that a failed or
+            # interrupted continuation leaves the chain as it was (and the
+            # next one equals the uninterrupted longer fit). Cost, once per
+            # fit: a second copy of the chain's state while it runs (the
+            # tokens are shared). At K = 1,000 on all of 20 Newsgroups its
+            # counts, their kept sum and the documents' counts are about 650
+            # MiB: 0.1-1.5 s to copy (fresh memory is the slow part), against
+            # about 1.9 s per sweep there (benchmarks/throughput.py).
+            run = continuation_copy(run)
         else:
             check_nonempty_corpus(X, whom)
             rng = check_random_state(self.random_state)

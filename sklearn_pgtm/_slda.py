@@ -92,6 +92,9 @@ class _OneVsRestRun:
     def topic_share(self):
         return np.concatenate([run.topic_share() for run in self.runs])
 
+    def chains(self):
+        return [run.chain for run in self.runs]
+
 
 # prediction="refit": draws of the weights given the training documents' topic
 # frequencies, the first WEIGHT_BURN_IN left out of their mean (the chain starts

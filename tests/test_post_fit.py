@@ -51,7 +51,11 @@ FACTORIES = {
 
 
 def _fit(name):
-    est = FACTORIES[name]()
+    return _fit_with(FACTORIES[name](), name)
+
+
+def _fit_with(est, name):
+    """``est`` fitted on the data of factory ``name``."""
     if name.startswith("GibbsSLDA"):
         return est.fit(X, Y if name == "GibbsSLDAClassifier" else Y3)
     return est.fit(X)
@@ -297,3 +301,37 @@ def test_inference_settings_are_read_at_each_call(fitted):
     theta = est.transform(X[:5])
     assert theta.shape == expected.shape and np.all(np.isfinite(theta))
     assert not np.array_equal(theta, expected)
+
+
+@pytest.mark.parametrize("name", ["GibbsLDA", "CorrelatedTopicModel", "GibbsSLDAClassifier-ovr"])
+def test_interrupted_continuation_leaves_the_chain_as_it_was(name, monkeypatch):
+    # The sweeps change the kept run in place: before, an interrupted warm
+    # start left it advanced by the sweeps done (n_iter_ 12 but the chain at
+    # sweep 15), and the next continuation differed from the longer fit.
+    est = FACTORIES[name]().set_params(warm_start=True)
+    first = _fit_with(est, name)
+    n_iter, trace = first.n_iter_, first.log_likelihood_trace_.copy()
+    before = first.transform(X[:5])
+    sweep, calls = first._sweep, []
+
+    def interrupted(run):
+        calls.append(1)
+        if len(calls) > 3:
+            raise KeyboardInterrupt
+        sweep(run)
+
+    monkeypatch.setattr(first, "_sweep", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _fit_with(first, name)
+    monkeypatch.undo()
+    assert first.n_iter_ == first._run.iteration == n_iter
+    np.testing.assert_array_equal(first.log_likelihood_trace_, trace)
+    np.testing.assert_array_equal(first.transform(X[:5]), before)
+    word_ids = first._run.chains()[0].tokens.word_ids
+    continued = _fit_with(first, name)  # the same chain, max_iter more sweeps
+    assert continued._run.chains()[0].tokens.word_ids is word_ids  # a copy shares the tokens
+    longer = _fit_with(FACTORIES[name]().set_params(max_iter=2 * n_iter), name)
+    assert continued.n_iter_ == longer.n_iter_ == 2 * n_iter
+    np.testing.assert_array_equal(continued.log_likelihood_trace_, longer.log_likelihood_trace_)
+    np.testing.assert_array_equal(continued.components_, longer.components_)
+    np.testing.assert_array_equal(continued.transform(X[:5]), longer.transform(X[:5]))
