@@ -10,6 +10,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from scipy.special import expit, log_expit
+from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_pgtm import DynamicTopicModel
 from sklearn_pgtm._dtm import (
@@ -585,7 +586,9 @@ def test_bad_input_raises_clear_errors(fitted, dynamic_corpus):
         DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2).fit(X, missing)
     with pytest.raises(ValueError, match="1-D"):
         DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2).fit(X, np.c_[times, times])
-    with pytest.raises(ValueError, match="n_jobs"):
+    # Refused by the parameter validation, as by the other estimators (it was a
+    # plain ValueError from the first use of n_jobs, after the checks of X).
+    with pytest.raises(InvalidParameterError, match="n_jobs"):
         DynamicTopicModel(2, doc_topic_prior=0.5, max_iter=2, n_jobs=0).fit(X, times)
     with pytest.raises(ValueError, match="cannot be compared"):
         fitted.transform(X[:3], np.array(["a", "b", "c"]))
