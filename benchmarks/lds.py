@@ -429,7 +429,8 @@ def defaults(quick):
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                lds = MultinomialLDS(10, random_state=seed, **params).fit(X_train[:, columns])
+                lds = MultinomialLDS(random_state=seed, **{"n_components": 10, **params}
+                                     ).fit(X_train[:, columns])
             seconds.append((time.perf_counter() - t0) / params["max_iter"])
             scores.append(lds.score(X_val[:, columns], continue_training=True) - base)
             models.append(lds)
@@ -445,7 +446,8 @@ def defaults(quick):
 
     grid = [{}]
     if not quick:
-        grid += [{"state_noise_prior": 1e-3}, {"state_noise_prior": 1e-1},
+        grid += [{"n_components": 5}, {"n_components": 20},
+                 {"state_noise_prior": 1e-3}, {"state_noise_prior": 1e-1},
                  {"state_noise_prior": 0.3}, {"state_noise_prior": 1.0},
                  {"emission_prior_scale": 0.1}, {"emission_prior_scale": 1.0},
                  {"offset_pseudo_count": 3.0}, {"offset_prior_scale": 0.3},

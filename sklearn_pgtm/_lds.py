@@ -381,7 +381,11 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     Parameters
     ----------
     n_components : int, default=10
-        Dimension L of the latent state (the paper uses 10 for text).
+        Dimension L of the latent state (the paper uses 10 for text). On the
+        validation split of the text benchmark (``benchmarks/RESULTS.md``,
+        "MultinomialLDS: defaults"; three seeds, nats per token relative to
+        the add-one multinomial) L = 5 / 10 / 20 scored -0.018 / -0.007 /
+        -0.025, at 0.16 / 0.27 / 0.74 s per sweep.
 
     max_iter : int, default=100
         Gibbs sweeps in :meth:`fit`. On data drawn from the model 100 and 400
