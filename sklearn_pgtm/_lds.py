@@ -534,14 +534,16 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         the text (3,800 one-hot rows, L = 10) the states of :meth:`transform`
         are far noisier: their RMS distance to a 200-sweep run is 71 / 56 /
         41 / 30% of the states' RMS after 5 / 10 / 20 / 50 sweeps; raise
-        ``n_infer_iter`` when those states matter.
+        ``n_infer_iter`` when those states matter. Read at each call: set
+        after :meth:`fit`, it applies from the next call.
 
     n_particles : int, default=500
         Particles of the bootstrap particle filter of :meth:`score`,
         :meth:`predict_next_proba` and :meth:`forecast` (per kept draw). The
         text benchmark's validation score varies by 0.004 nats per token
         between filter seeds with 100 particles, 0.0008 with 500 and 0.0003
-        with 2,000 (means -0.017, -0.018, -0.018).
+        with 2,000 (means -0.017, -0.018, -0.018). Read at each call: set
+        after :meth:`fit`, it applies from the next call.
 
     random_state : int, RandomState instance or None, default=None
         Seed of every random draw.
@@ -550,7 +552,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         Threads for the per-row Pólya-Gamma draws, the per-sequence state
         draws and the per-stick emission draws (each unit has its own random
         stream: the result does not depend on ``n_jobs``). ``-1`` uses all
-        cores.
+        cores. Also the threads of the post-fit methods, read at each call.
 
     verbose : int, default=0
         Print the complete-data log-likelihood and time during :meth:`fit`.
@@ -602,6 +604,13 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
     change of state coordinates gives the same model), so the attributes are
     one coherent posterior draw rather than averages; the eigenvalues of
     ``dynamics_matrix_`` and all predicted probabilities are invariant.
+
+    A fitted estimator behaves as fitted until it is fitted again, as in
+    scikit-learn: the post-fit methods take the state dimension from the
+    fitted arrays and every other parameter as it was at :meth:`fit`, whatever
+    ``set_params`` changed since, except the settings of the inference on new
+    data, ``n_infer_iter``, ``n_particles`` and ``n_jobs``, which they read at
+    each call.
 
     References
     ----------
@@ -713,6 +722,16 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         picks = after.size - 1 - np.round(np.linspace(0, after.size - 1, n_keep)).astype(int)
         return set(after[picks].tolist())
 
+    def _fitted_param(self, name):
+        """Parameter ``name`` as it was in the fit that made the fitted model,
+        not as ``set_params`` may have changed it since."""
+        return self._fit_params[name]
+
+    def _n_states(self):
+        """State dimension of the fitted model, from its arrays
+        (``n_components`` may have changed since)."""
+        return self.dynamics_matrix_.shape[0]
+
     def _to_columns(self, proba_sticks):
         """Probabilities in stick order -> columns of X."""
         out = np.empty_like(proba_sticks)
@@ -745,6 +764,9 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             Fitted estimator.
         """
         whom = type(self).__name__
+        # The parameters of this fit, read by the post-fit methods through
+        # _fitted_param (set_params after fit must not change the fitted model).
+        self._fit_params = self.get_params(deep=False)
         X, seq_ptr = self._validate(X, lengths, reset=True, whom=whom)
         if self.burn_in is not None and self.burn_in >= self.max_iter:
             # Cutting it to max_iter - 1 kept fewer draws than n_samples, silently.
@@ -835,15 +857,18 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         check_is_fitted(self)
         X, seq_ptr = self._validate(X, lengths, reset=False, whom=whom)
         data = self._stick_data(X, seq_ptr)
-        chain = _GibbsChain(data, self._prior, self._infer_seed,
-                            self._threads(data.n_rows), self.pg_method, self.pg_terms)
+        # The sampler of the fit; the state arrays as wide as the fitted ones
+        # (the kernels do not check widths). n_infer_iter is read now.
+        chain = _GibbsChain(data, self._prior, self._infer_seed, self._threads(data.n_rows),
+                            self._fitted_param("pg_method"), self._fitted_param("pg_terms"))
         A, Q = self.dynamics_matrix_, self.dynamics_covariance_
         C, mu = self.emission_matrix_, self.emission_offset_
-        chain.set_parameters(A, Q, C, mu, np.zeros((data.n_rows, self.n_components)))
+        dim = self._n_states()
+        chain.set_parameters(A, Q, C, mu, np.zeros((data.n_rows, dim)))
         n_average = max(self.n_infer_iter // 2, 1)
-        mean_sum = np.zeros((data.n_rows, self.n_components))
+        mean_sum = np.zeros((data.n_rows, dim))
         proba_sum = np.zeros((data.n_rows, self.n_features_in_)) if proba else None
-        mean = np.empty((data.n_rows, self.n_components))
+        mean = np.empty((data.n_rows, dim))
         for it in range(self.n_infer_iter):
             chain.draw_omega()
             chain.potentials(C, mu)
@@ -934,7 +959,8 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         states = make_streams([self._infer_seed, seed_offset], n_units)
         log_pred = np.zeros((n_draws, data.n_rows))
         probas = np.zeros((n_draws, data.n_rows, self.n_features_in_)) if proba else None
-        clouds = np.zeros((n_units, self.n_particles, self.n_components))
+        # n_particles is read at each call; the state width is the fit's.
+        clouds = np.zeros((n_units, self.n_particles, self._n_states()))
         S = self._samples
         chols = [np.linalg.cholesky(q) for q in S["Q"]]
 
@@ -1127,7 +1153,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         n_samples = check_n_draws(n_samples, whom)
         n_counts = check_draw_totals(n_counts, n_samples, whom, "n_counts")
         rng = check_random_state(random_state)
-        dim = self.n_components
+        dim = self._n_states()
         A, Q = self.dynamics_matrix_, self.dynamics_covariance_
         z = np.empty((n_samples, dim))
         z[0] = rng.multivariate_normal(self.initial_state_mean_, self.initial_state_covariance_)
@@ -1142,7 +1168,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     @property
     def _n_features_out(self):
-        return self.n_components
+        return self._n_states()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

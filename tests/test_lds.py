@@ -502,6 +502,71 @@ def test_failed_fit_keeps_the_previous_model(small_fit):
     assert lds.sample(5)[0].shape == (5, X.shape[1])
 
 
+# Read at each call: the settings of the inference on new data (documented).
+_LIVE_PARAMS = {"n_infer_iter", "n_particles", "n_jobs"}
+# Other valid values of the parameters read at fit (n_components first: the
+# shape of transform showed the bug at once).
+_OTHER_VALUES = {
+    "n_components": [3, 1], "max_iter": [2], "burn_in": [0, 1], "n_samples": [2],
+    "pg_method": ["exact", "gaussian", "truncated"], "pg_terms": [2],
+    "state_noise_prior": [0.5], "emission_prior_scale": [1.0], "offset_prior_scale": [0.3],
+    "offset_pseudo_count": [3.0], "calibrate_offset": [False], "category_order": ["given"],
+    "random_state": [7], "verbose": [1],
+}
+
+
+def _post_fit_outputs(lds, X):
+    out = {"transform": lds.transform(X, lengths=[10, 5]),
+           "predict_proba": lds.predict_proba(X),
+           "predict_next_proba": lds.predict_next_proba(X, lengths=[10, 5]),
+           "score": lds.score(X), "score_continued": lds.score(X, continue_training=True),
+           "forecast": lds.forecast(3), "forecast_after_X": lds.forecast(2, X),
+           "feature_names": lds.get_feature_names_out()}
+    out["sample"], out["sample_states"] = lds.sample(6, n_counts=4, random_state=0)
+    return out
+
+
+def _assert_same_outputs(lds, X, expected, setting):
+    outputs = _post_fit_outputs(lds, X)
+    for key, value in expected.items():
+        np.testing.assert_array_equal(outputs[key], value, err_msg=f"{setting}: {key}")
+
+
+def test_set_params_after_fit_leaves_the_fitted_model_unchanged(small_fit):
+    # A fitted estimator behaves as fitted until it is fitted again
+    # (scikit-learn's convention). Before, the post-fit methods read
+    # n_components, pg_method and pg_terms as set now: set_params(n_components=3)
+    # on a 2-d fit made transform return 3 columns, its kernels given state
+    # arrays of another width than the fitted matrices.
+    import copy
+
+    X, fitted = small_fit
+    X = X[:15]
+    lds = copy.deepcopy(fitted)
+    expected = _post_fit_outputs(lds, X)
+    params = lds.get_params()
+    assert set(params) - _LIVE_PARAMS == set(_OTHER_VALUES)  # none forgotten
+    others = [(name, value) for name, values in _OTHER_VALUES.items() for value in values
+              if value != params[name]]
+    for param, value in others:
+        lds.set_params(**{param: value})
+        _assert_same_outputs(lds, X, expected, f"{param}={value!r}")
+        lds.set_params(**{param: params[param]})
+    lds.set_params(**dict(others))
+    _assert_same_outputs(lds, X, expected, "all changed")
+    # The settings of the inference apply from the next call; threads do not
+    # change the results.
+    lds.set_params(n_jobs=2)
+    _assert_same_outputs(lds, X, expected, "n_jobs=2")
+    lds.set_params(n_infer_iter=3, n_particles=7)
+    outputs = _post_fit_outputs(lds, X)
+    for key in ("transform", "predict_proba", "predict_next_proba", "score", "forecast_after_X"):
+        assert np.shape(outputs[key]) == np.shape(expected[key])
+        assert np.all(np.isfinite(outputs[key])) and not np.array_equal(outputs[key],
+                                                                         expected[key]), key
+    assert outputs["forecast"].shape == expected["forecast"].shape
+
+
 def test_rows_of_billions_of_counts():
     # Rows are not expanded into tokens: the topic models' int32 limit per
     # document does not apply; beyond 2**53 the counts are no longer exact.
