@@ -568,6 +568,7 @@ class MultinomialGaussianProcess(BaseEstimator):
         Threads for the Pólya-Gamma draws (over inputs) and the latent-function
         draws (over sticks); every input and every stick has its own random
         stream, so results do not depend on ``n_jobs``. ``-1`` uses all cores.
+        Also the threads of the predictions, read at each call.
 
     verbose : int, default=0
         Print the log-likelihood per count and the elapsed time during the
@@ -625,6 +626,13 @@ class MultinomialGaussianProcess(BaseEstimator):
     training inputs) and one PG draw per (input, stick); prediction costs as
     much per kept sweep. Categories are ordered: the first ones have the
     best-determined sticks, so put frequent categories first.
+
+    A fitted estimator behaves as fitted until it is fitted again, as in
+    scikit-learn: the prediction methods use the fitted kernel (``kernel_``
+    and the kept hyperparameter draws; :meth:`fit` works on a copy of
+    ``kernel``) and ``jitter`` as it was at :meth:`fit`, whatever
+    ``set_params`` changed since, the kernel's nested parameters included;
+    only ``n_jobs`` is read at each call.
 
     References
     ----------
@@ -731,6 +739,9 @@ class MultinomialGaussianProcess(BaseEstimator):
         self : object
             Fitted estimator.
         """
+        # The parameters of this fit, read by the prediction methods through
+        # _fitted_param (set_params after fit must not change the fitted model).
+        self._fit_params = self.get_params(deep=False)
         X, Y = self._check_counts(X, y, reset=True)
         if self.burn_in >= self.max_iter:
             raise ValueError(f"burn_in={self.burn_in} must be smaller than "
@@ -836,6 +847,11 @@ class MultinomialGaussianProcess(BaseEstimator):
         return regression.kernel_.k1, float(regression.log_marginal_likelihood_value_)
 
     # ------------------------------------------------------------ prediction
+    def _fitted_param(self, name):
+        """Parameter ``name`` as it was in the fit that made the fitted model,
+        not as ``set_params`` may have changed it since."""
+        return self._fit_params[name]
+
     def _kept_kernels(self):
         """The kernel of each kept sweep (one shared kernel unless sampled)."""
         if self._thetas is None:
@@ -863,9 +879,11 @@ class MultinomialGaussianProcess(BaseEstimator):
         return self._kappa - self._omega[s] * self.mean_
 
     def _kernel_blocks(self, kernel, train, X):
-        kmat = kernel_matrix(kernel, train, self.jitter)
+        # The kept omega were drawn under the jitter of the fit.
+        jitter = self._fitted_param("jitter")
+        kmat = kernel_matrix(kernel, train, jitter)
         cross = np.ascontiguousarray(kernel(X, train), dtype=np.float64)
-        prior_diag = np.asarray(kernel.diag(X), dtype=np.float64) + self.jitter
+        prior_diag = np.asarray(kernel.diag(X), dtype=np.float64) + jitter
         return kmat, cross, prior_diag
 
     def _check_inputs(self, X):
@@ -999,13 +1017,14 @@ class MultinomialGaussianProcess(BaseEstimator):
         n_sticks = self.n_categories_ - 1
         n_new = X.shape[0]
         kernels = self._kept_kernels()
+        jitter = self._fitted_param("jitter")
         for s in np.unique(sweeps):
             rows = np.flatnonzero(sweeps == s)
             kernel = self.kernel_ if kernels is None else kernels[s]
-            kmat = kernel_matrix(kernel, self.X_train_, self.jitter)
+            kmat = kernel_matrix(kernel, self.X_train_, jitter)
             cross = np.ascontiguousarray(kernel(X, self.X_train_), dtype=np.float64)
             prior_cov = np.array(kernel(X), dtype=np.float64, order="C")
-            prior_cov[np.diag_indices_from(prior_cov)] += self.jitter
+            prior_cov[np.diag_indices_from(prior_cov)] += jitter
             for k in range(n_sticks):
                 mean, cov = latent_predictive_covariance(
                     kmat, cross, prior_cov, self._omega[s], self._potential(s), k)

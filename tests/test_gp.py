@@ -418,6 +418,58 @@ def test_product_kernel_over_columns_in_the_model():
     assert np.mean(np.abs(gp.predict(X) - truth)) < 0.05
 
 
+# Other valid values of the parameters read at fit; n_jobs is read at each
+# call (the threads of the predictions).
+_OTHER_VALUES = {
+    "kernel": [None, RBF(3.0)], "hyperparameters": ["empirical", "sample", "fixed"],
+    "n_restarts_optimizer": [1], "pseudo_count": [1.0], "jitter": [0.5], "max_iter": [3],
+    "burn_in": [1], "pg_method": ["exact", "gaussian"], "pg_terms": [2], "random_state": [7],
+    "verbose": [1],
+}
+
+
+def _gp_outputs(gp, u, y):
+    new = np.linspace(-1, 11, 5)[:, None]
+    out = {"predict": gp.predict(new),
+           "sample_y": gp.sample_y(new, n_samples=3, random_state=0),
+           "sample_y_counts": gp.sample_y(new, n_samples=2, random_state=0, total_count=10),
+           "score": gp.score(u, y)}
+    out["latent_mean"], out["latent_std"] = gp.predict_latent(new, return_std=True)
+    return out
+
+
+@pytest.mark.parametrize("params", [
+    {},
+    # Kept kernels of sampled hyperparameters; nested kernel parameters.
+    {"kernel": ConstantKernel(1.0) * RBF(2.0), "hyperparameters": "sample"},
+], ids=["empirical", "sample"])
+def test_set_params_after_fit_leaves_the_fitted_model_unchanged(data, params):
+    # A fitted estimator behaves as fitted until it is fitted again
+    # (scikit-learn's convention). Before, the predictions read jitter as set
+    # now, conditioning on kept omega drawn under another kernel matrix.
+    u, y = data
+    gp = MultinomialGaussianProcess(max_iter=8, burn_in=4, random_state=0, **params).fit(u, y)
+    expected = _gp_outputs(gp, u, y)
+    fitted = gp.get_params(deep=False)
+    assert set(fitted) - {"n_jobs"} == set(_OTHER_VALUES)  # none forgotten
+    others = [(name, value) for name, values in _OTHER_VALUES.items() for value in values
+              if value is not fitted[name] and value != fitted[name]]
+    # The given kernel's parameters, changed in place by set_params.
+    nested = {name: value for name, value in gp.get_params().items()
+              if name.endswith("__length_scale")}
+    assert bool(nested) == ("kernel" in params)
+    for param, value in others + [(name, 5.0) for name in nested]:
+        gp.set_params(**{param: value})
+        outputs = _gp_outputs(gp, u, y)
+        for key, value_then in expected.items():
+            np.testing.assert_array_equal(outputs[key], value_then, err_msg=f"{param}: {key}")
+        gp.set_params(**{param: {**fitted, **nested}[param]})
+    gp.set_params(**dict(others), n_jobs=2)  # n_jobs does not change the results
+    outputs = _gp_outputs(gp, u, y)
+    for key, value_then in expected.items():
+        np.testing.assert_array_equal(outputs[key], value_then, err_msg=f"all changed: {key}")
+
+
 @pytest.mark.parametrize(
     "params, y, match",
     [
