@@ -30,7 +30,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
-from ._base import check_draw_totals, check_n_draws, keep_state_on_failure, warn_if_fractional
+from ._base import (
+    N_JOBS_CONSTRAINT,
+    check_draw_totals,
+    check_n_draws,
+    keep_state_on_failure,
+    warn_if_fractional,
+)
 from ._progress import ProgressReporter
 from ._kernels._gp import (
     draw_latent,
@@ -666,7 +672,7 @@ class MultinomialGaussianProcess(BaseEstimator):
         "pg_method": [StrOptions(set(PG_METHODS))],
         "pg_terms": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],
     }
 

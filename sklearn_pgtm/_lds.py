@@ -22,6 +22,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
+    N_JOBS_CONSTRAINT,
     check_counts,
     check_draw_totals,
     check_n_draws,
@@ -649,7 +650,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
         "n_particles": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],
     }
 

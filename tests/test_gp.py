@@ -20,6 +20,7 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, WhiteKernel
+from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_pgtm import ColumnKernel, MultinomialGaussianProcess
 from sklearn_pgtm._gp import (
@@ -477,13 +478,21 @@ def test_set_params_after_fit_leaves_the_fitted_model_unchanged(data, params):
         ({}, -np.ones((6, 3)), "Negative values"),
         ({}, np.zeros((6, 3)), "no positive count"),
         ({"max_iter": 5, "burn_in": 5}, np.ones((6, 3)), "burn_in=5 must be smaller"),
-        ({"n_jobs": 0}, np.ones((6, 3)), "n_jobs == 0"),
     ],
 )
 def test_bad_input_raises_clear_errors(params, y, match):
     X = np.arange(6.0)[:, None]
     with pytest.raises(ValueError, match=match):
         MultinomialGaussianProcess(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("y", [np.ones((6, 3)), -np.ones((6, 3))])
+def test_n_jobs_zero_is_refused_by_the_parameter_validation(y):
+    # Refused up front, as by the topic models (N_JOBS_CONSTRAINT): it passed
+    # the validation ([Integral, None]) and failed in fit, after the checks of
+    # X and y (which reported bad y first), with a plain ValueError.
+    with pytest.raises(InvalidParameterError, match="n_jobs"):
+        MultinomialGaussianProcess(n_jobs=0).fit(np.arange(6.0)[:, None], y)
 
 
 def test_failed_fit_keeps_the_previous_model(data):

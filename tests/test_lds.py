@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import expit, logsumexp
 from scipy.stats import invwishart, multinomial
+from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_pgtm import MultinomialLDS
 from sklearn_pgtm._kernels._lds import (
@@ -460,6 +461,16 @@ def test_input_validation(small_fit):
         lds.forecast(0)
     with pytest.raises(ValueError, match="no positive count"):
         MultinomialLDS(2, max_iter=2).fit(np.zeros((6, 3)))
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_n_jobs_zero_is_refused_by_the_parameter_validation(small_fit, sign):
+    # Refused up front, as by the topic models (N_JOBS_CONSTRAINT): it passed
+    # the validation ([Integral, None]) and failed in fit, after the checks of
+    # X (which reported negative counts first), with a plain ValueError.
+    X, _ = small_fit
+    with pytest.raises(InvalidParameterError, match="n_jobs"):
+        MultinomialLDS(2, max_iter=2, n_jobs=0).fit(sign * X)
 
 
 def test_burn_in_must_leave_a_sweep():
