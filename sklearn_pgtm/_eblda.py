@@ -153,20 +153,10 @@ class EmpiricalBayesLDA(GibbsLDA):
     Parameters
     ----------
     n_components : int, default=10
-        Number of topics ``T``. The default is scikit-learn's
-        (:class:`~sklearn.decomposition.LatentDirichletAllocation`), so that
-        one estimator replaces the other at the same size. K is the user's
-        modelling choice, which no default can make for every corpus; the
-        other defaults were checked across it: at K = 5, 10, 20, 50 and 100
-        this model at its defaults had a lower held-out perplexity than
-        scikit-learn's and tomotopy's LDA on every corpus of
-        ``benchmarks/defaults.py`` (sections defaults_peers and
-        defaults_unseen of ``benchmarks/RESULTS.md``). To choose it, compare
-        :func:`sklearn_pgtm.metrics.document_completion_perplexity` on
-        held-out documents (:meth:`score` infers each document's proportions
-        from the words it scores, which flatters a larger K) and topic
-        coherence
-        (:func:`sklearn_pgtm.metrics.topic_coherence`).
+        Number of topics ``T``. The default and the choice of K are
+        :class:`GibbsLDA`'s: scikit-learn's default, checked for this model
+        too at K = 5-100 against the peers (sections defaults_peers and
+        defaults_unseen of ``benchmarks/RESULTS.md``).
 
     sampler : {"augmentation", "hmc"}, default="augmentation"
         Update of ``h`` given the topics: ``"augmentation"`` is the augmented

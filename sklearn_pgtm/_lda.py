@@ -97,8 +97,7 @@ class GibbsLDA(DirichletTopicModel):
         :func:`sklearn_pgtm.metrics.document_completion_perplexity` on
         held-out documents (:meth:`score` infers each document's proportions
         from the words it scores, which flatters a larger K) and topic
-        coherence
-        (:func:`sklearn_pgtm.metrics.topic_coherence`).
+        coherence (:func:`sklearn_pgtm.metrics.topic_coherence`).
 
     doc_topic_prior : "auto" or float, default="auto"
         Symmetric Dirichlet prior ``alpha`` of the documents' topic
