@@ -314,12 +314,12 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="gaussian"
         Pólya-Gamma sampler of the augmentation variables (see
         :ref:`polyagamma`). ``"gaussian"`` (moment-matched normal draws)
-        predicted as well as the exact draws of ``"auto"`` on the State of
-        the Union (validation perplexity 1645 against 1642, within the
-        spread between seeds; user guide, :ref:`dtm`): a topic's stick counts
-        are large for its common words, where the normal is accurate, and
-        exact draws cost time growing with the count (the fit took 77 s
-        against 96 s there, on a loaded machine).
+        predicted as well as ``"auto"`` (exact draws below ``b = 14``, the
+        shifted gamma approximation above) on the State of the Union
+        (validation perplexity 1645 against 1642, within the spread between
+        seeds; user guide, :ref:`dtm`): a topic's stick counts are large for
+        its common words, where the normal is accurate, and the fit took 77 s
+        against 96 s there (loaded machine).
 
     pg_terms : int, default=8
         Number of terms of the ``"truncated"`` and ``"pg1"`` samplers.
@@ -334,7 +334,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         ``n_jobs``. ``-1`` uses all cores.
 
     verbose : int, default=0
-        Print iteration, log-likelihood per token and time.
+        Print the sweep, the joint log-likelihood and the time, and a
+        summary at the end.
 
     Attributes
     ----------

@@ -217,8 +217,9 @@ class EmpiricalBayesLDA(GibbsLDA):
         Iterations of each chain discarded at the start (the HMC sampler
         tunes there). Each chain runs ``burn_in + ceil(n_samples /
         n_chains)`` topic sweeps. When the chains of ``h`` still drift over
-        their kept draws (the test of the drift warning), those draws become
-        burn-in and as many are drawn again, while the burn-in stays within
+        their kept draws (the test of the drift warning) or their estimates
+        lie more than a factor of 2 apart, those draws become burn-in and as
+        many are drawn again, while the burn-in stays within
         three times ``burn_in`` (``burn_in_``): on the embedded religion
         corpus (857 messages, K = 20, seed 0) the chains drifted after 200
         with alpha 0.0586 (reported sd 0.0013) against 0.0540 / 0.0541
@@ -454,7 +455,8 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     burn_in_ : int
         The burn-in of the chains of ``h``: ``burn_in``, extended by windows
-        of ``ceil(n_samples / n_chains)`` iterations while they drifted.
+        of ``ceil(n_samples / n_chains)`` iterations while they drifted or
+        lay far apart.
 
     acceptance_rate_ : float
         Mean HMC acceptance probability after the burn-in, over the chains

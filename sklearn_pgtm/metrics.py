@@ -1,6 +1,6 @@
 """Evaluation of topic models: held-out document completion and topic coherence.
 
-The protocol (Wallach et al. 2009; MODELS.md, "Evaluation protocols"): every
+The protocol (Wallach et al. 2009; user guide, :ref:`document_completion`): every
 word count of every held-out document is split binomially in half; the
 topic proportions of each document are inferred from the first half with the
 estimator's ``transform``, and the perplexity of the second half is computed
