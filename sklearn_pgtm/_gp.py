@@ -888,9 +888,21 @@ class MultinomialGaussianProcess(BaseEstimator):
         # The kept omega were drawn under the jitter of the fit.
         jitter = self._fitted_param("jitter")
         kmat = kernel_matrix(kernel, train, jitter)
-        cross = np.ascontiguousarray(kernel(X, train), dtype=np.float64)
-        prior_diag = np.asarray(kernel.diag(X), dtype=np.float64) + jitter
+        cross = self._finite(kernel(X, train), kernel)
+        prior_diag = self._finite(kernel.diag(X), kernel) + jitter
         return kmat, cross, prior_diag
+
+    def _finite(self, values, kernel):
+        """Kernel ``values`` at new inputs as a C-contiguous float array, or a
+        clear error when they are not finite (e.g. Matern at distances near
+        1e155 computes inf * 0), instead of NaN predictions."""
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        if not np.all(np.isfinite(values)):
+            raise ValueError(
+                f"{type(self).__name__}: the kernel {kernel} is not finite at the inputs X "
+                "(inputs too large for it, e.g. beyond about 1e150 "
+                "for the default Matern kernel); rescale X.")
+        return values
 
     def _check_inputs(self, X):
         check_is_fitted(self)
@@ -1028,8 +1040,8 @@ class MultinomialGaussianProcess(BaseEstimator):
             rows = np.flatnonzero(sweeps == s)
             kernel = self.kernel_ if kernels is None else kernels[s]
             kmat = kernel_matrix(kernel, self.X_train_, jitter)
-            cross = np.ascontiguousarray(kernel(X, self.X_train_), dtype=np.float64)
-            prior_cov = np.array(kernel(X), dtype=np.float64, order="C")
+            cross = self._finite(kernel(X, self.X_train_), kernel)
+            prior_cov = self._finite(kernel(X), kernel)
             prior_cov[np.diag_indices_from(prior_cov)] += jitter
             for k in range(n_sticks):
                 mean, cov = latent_predictive_covariance(

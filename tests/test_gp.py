@@ -332,6 +332,19 @@ def test_verbose_and_no_nan(data, capsys):
     assert np.all(np.isfinite(gp.predict(u)))
 
 
+def test_inputs_too_large_for_the_kernel_are_refused(data):
+    """Far inputs give the prior (1e6); inputs so large that the default
+    Matern kernel computes inf * 0 (about 1e155) are refused with a clear
+    error instead of NaN predictions."""
+    u, y = data
+    gp = MultinomialGaussianProcess(max_iter=6, burn_in=2, random_state=0).fit(u, y)
+    assert np.all(np.isfinite(gp.predict([[1e6]])))
+    for call in (gp.predict, gp.predict_latent, lambda X: gp.sample_y(X, 1),
+                 lambda X: gp.score(X, np.ones((1, y.shape[1])))):
+        with pytest.raises(ValueError, match="not finite at the inputs X"):
+            call([[1e300]])
+
+
 def test_one_category_and_rows_without_counts():
     u = np.arange(5.0)[:, None]
     gp = MultinomialGaussianProcess(max_iter=3, burn_in=1, random_state=0).fit(u, np.ones((5, 1)))
