@@ -171,8 +171,8 @@ class EmpiricalBayesLDA(GibbsLDA):
         ``"augmentation"`` in all five settings (four corpora, one of them
         at K = 10 and 20), and 0.81-1.26 with ``"hmc"`` except on four 20
         Newsgroups groups (1.91 for ``eta``, 85 % of the pairs of fits
-        covered; 1.92 again in the 24 fits of section
-        eblda_coverage_defaults_24); the two recovered known hyperparameters
+        covered; 1.44 with 48 fits, section eblda_coverage_defaults_48);
+        the two recovered known hyperparameters
         equally well (``benchmarks/eblda_recovery.py``) and took about the
         same time.
 
@@ -193,12 +193,12 @@ class EmpiricalBayesLDA(GibbsLDA):
         Iterations kept after the burn-in for the estimate, shared by the
         ``n_chains`` chains: each keeps ``ceil(n_samples / n_chains)`` (at
         least 4). At 500 the reported standard deviation of the estimate
-        matches the spread of the estimates across fits: ratios 0.83-1.34
-        on five corpora with both samplers (48 fits per row; section
-        ``eblda_coverage_defaults_48`` of ``benchmarks/RESULTS.md``, see
-        ``n_chains``), 0.80-1.43 with the burn-in extended while ``h``
-        drifts (24 fits per row, the same seeds; 1.92 for beta on one row,
-        1.91 before the extension: chance of 24 fits; section
+        matches the spread of the estimates across fits: ratios 0.92-1.44
+        on five corpora with both samplers (48 fits per row, with the
+        burn-in extension; section ``eblda_coverage_defaults_48`` of
+        ``benchmarks/RESULTS.md``, see ``n_chains``; 0.84-1.34 before the
+        extension, on another machine). With 24 fits four of those rows
+        fell at 1.65-1.84, by chance of 24 fits (section
         ``eblda_coverage_defaults_24``). Against 250 and 1,000 (``python
         benchmarks/eblda_coverage.py --part settings --fits 10``, section
         ``eblda_defaults_chain``, 10 fits per row): on 300 documents drawn
