@@ -483,7 +483,24 @@ def posterior_mean(mean_counts, alpha):
 # --------------------------------------------------------------------------
 
 
-class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class FittedParamsMixin:
+    """The parameters of the last fit, for the post-fit methods: a fitted
+    estimator behaves as fitted until it is fitted again, as in scikit-learn,
+    whatever ``set_params`` changed since. ``fit`` calls
+    ``_record_fit_params`` first; the fit's steps and the post-fit methods
+    read ``_fitted_param(name)``."""
+
+    def _record_fit_params(self):
+        self._fit_params = self.get_params(deep=False)
+
+    def _fitted_param(self, name):
+        """Parameter ``name`` as it was in the fit that made the fitted model
+        (or in the running fit), not as ``set_params`` may have changed it."""
+        return self._fit_params[name]
+
+
+class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                      BaseEstimator):
     """Base of every topic model of the package (not for direct use).
 
     Subclasses define the parameters and the model's steps:
@@ -581,10 +598,7 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     def _fit_counts(self, X, whom):
         """Run (or continue) the chain on validated counts ``X`` and finish."""
-        # The parameters of this fit: what its steps and then the post-fit
-        # methods read through _fitted_param (set_params after fit must not
-        # change what the fitted model does).
-        self._fit_params = self.get_params(deep=False)
+        self._record_fit_params()
         run = self._run if self._continuing() else None
         if run is not None:
             self._check_continuation(X, whom)
@@ -720,11 +734,6 @@ class GibbsTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return np.ascontiguousarray(prior.T)
 
     # ------------------------------------------------------------ post-fit
-    def _fitted_param(self, name):
-        """Parameter ``name`` as it was in the fit that made the fitted model
-        (or in the running fit), not as ``set_params`` may have changed it."""
-        return self._fit_params[name]
-
     def _n_topics(self):
         """Topics of the fitted model, from its arrays (``n_components`` may
         have changed since)."""

@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from ._base import (
     N_JOBS_CONSTRAINT,
+    FittedParamsMixin,
     check_draw_totals,
     check_n_draws,
     keep_state_on_failure,
@@ -453,7 +454,7 @@ def empirical_potentials(counts, mean, pseudo_count):
     return precision, precision * (psi_hat - mean)
 
 
-class MultinomialGaussianProcess(BaseEstimator):
+class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
     """Multinomial observations with Gaussian-process logits (stick-breaking GP).
 
     Count vectors ``y[m]`` over K categories are observed at inputs
@@ -745,9 +746,7 @@ class MultinomialGaussianProcess(BaseEstimator):
         self : object
             Fitted estimator.
         """
-        # The parameters of this fit, read by the prediction methods through
-        # _fitted_param (set_params after fit must not change the fitted model).
-        self._fit_params = self.get_params(deep=False)
+        self._record_fit_params()
         X, Y = self._check_counts(X, y, reset=True)
         if self.burn_in >= self.max_iter:
             raise ValueError(f"burn_in={self.burn_in} must be smaller than "
@@ -853,11 +852,6 @@ class MultinomialGaussianProcess(BaseEstimator):
         return regression.kernel_.k1, float(regression.log_marginal_likelihood_value_)
 
     # ------------------------------------------------------------ prediction
-    def _fitted_param(self, name):
-        """Parameter ``name`` as it was in the fit that made the fitted model,
-        not as ``set_params`` may have changed it since."""
-        return self._fit_params[name]
-
     def _kept_kernels(self):
         """The kernel of each kept sweep (one shared kernel unless sampled)."""
         if self._thetas is None:

@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
     N_JOBS_CONSTRAINT,
+    FittedParamsMixin,
     check_counts,
     check_draw_totals,
     check_n_draws,
@@ -363,7 +364,8 @@ class _GibbsChain:
 # -------------------------------------------------------------- estimator
 
 
-class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                     BaseEstimator):
     """Linear dynamical system with multinomial observations (SBM-LDS).
 
     A continuous-state model of sequences of count vectors (text word by
@@ -723,11 +725,6 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         picks = after.size - 1 - np.round(np.linspace(0, after.size - 1, n_keep)).astype(int)
         return set(after[picks].tolist())
 
-    def _fitted_param(self, name):
-        """Parameter ``name`` as it was in the fit that made the fitted model,
-        not as ``set_params`` may have changed it since."""
-        return self._fit_params[name]
-
     def _n_states(self):
         """State dimension of the fitted model, from its arrays
         (``n_components`` may have changed since)."""
@@ -765,9 +762,7 @@ class MultinomialLDS(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
             Fitted estimator.
         """
         whom = type(self).__name__
-        # The parameters of this fit, read by the post-fit methods through
-        # _fitted_param (set_params after fit must not change the fitted model).
-        self._fit_params = self.get_params(deep=False)
+        self._record_fit_params()
         X, seq_ptr = self._validate(X, lengths, reset=True, whom=whom)
         if self.burn_in is not None and self.burn_in >= self.max_iter:
             # Cutting it to max_iter - 1 kept fewer draws than n_samples, silently.
