@@ -37,19 +37,28 @@ from .exceptions import _warn
 # from LDA reached |z| = 4.3, while chains started at alpha = beta = 1e4 gave
 # -4 to -15 each and -9 to -16 combined over three (tests/test_eblda.py).
 DRIFT_Z = 6.0
+# The lower threshold of the same test above which the burn-in is extended
+# (below): a chain that still drifts slowly biases the estimate, and an
+# extension only costs sweeps. On the embedded religion corpus (K = 20,
+# seeds 0-7; 857 / 300 messages) alpha was 0.0566 / 0.0725 extended at
+# DRIFT_Z, 0.0549 / 0.0701 at 3 and 0.0539 / 0.0671 with a burn-in of 800,
+# its spread across fits fell by 40-55 %, the held-out perplexity by 0.3 %,
+# for 1.1-1.3 times the fit time (benchmarks/eblda_coverage.py --part
+# burn-in, section eblda_burn_in_extension).
+EXTEND_Z = 3.0
 # The burn-in grows while the chains of h still drift over their kept draws
 # (those draws become burn-in and as many are drawn again), up to this many
 # times burn_in; past it the drift warning is raised. On the embedded religion
-# corpus (857 messages, K = 20) the chains at the default burn-in of 200
-# drifted (alpha 0.0586, 3.4 of its reported sd above the 0.0540 of burn-in
-# 400 and 0.0541 of 800, which did not drift); extended to 325, 0.0559
-# (benchmarks/eblda_coverage.py --part burn-in).
+# corpus (857 messages, K = 20, seeds 0-7) a burn-in of 200 left alpha at
+# 0.0582 (reported sd 0.0016) against 0.0539 at 800; extended (EXTEND_Z),
+# 0.0549 after 325-575 (benchmarks/eblda_coverage.py --part burn-in).
 MAX_BURN_IN_FACTOR = 3
 # HMC acceptance of a chain after the burn-in below which that chain of h is
 # taken to be stuck (one stuck chain is enough: started at 1e4 with a burn-in
 # of 20, two of three chains accepted nothing from alpha = 80-99 while the
-# third reached 0.3 and lifted the mean acceptance to 0.30). The tuned step ("auto") accepts 0.66-0.67; fixed steps of 0.05
-# and 0.2 with the unit mass matrix accepted 0.00 on four 20 Newsgroups
+# third reached 0.3 and lifted the mean acceptance to 0.30). The tuned step
+# ("auto") accepts 0.66-0.67; fixed steps of 0.05 and 0.2 with the unit mass
+# matrix accepted 0.00 on four 20 Newsgroups
 # groups (K = 10, 10 fits each) and returned estimates 35 % / 31 % from the
 # tuned ones, near the start, with no other warning (benchmarks/RESULTS.md,
 # eblda_defaults_hmc_step).
@@ -171,7 +180,8 @@ class EmpiricalBayesLDA(GibbsLDA):
         ``"augmentation"`` in all five settings (four corpora, one of them
         at K = 10 and 20), and 0.81-1.26 with ``"hmc"`` except on four 20
         Newsgroups groups (1.91 for ``eta``, 85 % of the pairs of fits
-        covered; 1.44 with 48 fits, section eblda_coverage_defaults_48);
+        covered; 1.44 with 48 fits at the defaults of 2026-11-29, section
+        eblda_coverage_defaults_48);
         the two recovered known hyperparameters
         equally well (``benchmarks/eblda_recovery.py``) and took about the
         same time.
@@ -193,13 +203,14 @@ class EmpiricalBayesLDA(GibbsLDA):
         Iterations kept after the burn-in for the estimate, shared by the
         ``n_chains`` chains: each keeps ``ceil(n_samples / n_chains)`` (at
         least 4). At 500 the reported standard deviation of the estimate
-        matches the spread of the estimates across fits: ratios 0.92-1.44
+        matches the spread of the estimates across fits: ratios 0.99-1.46
         on five corpora with both samplers (48 fits per row, with the
         burn-in extension; section ``eblda_coverage_defaults_48`` of
         ``benchmarks/RESULTS.md``, see ``n_chains``; 0.84-1.34 before the
-        extension, on another machine). With 24 fits four of those rows
-        fell at 1.65-1.84, by chance of 24 fits (section
-        ``eblda_coverage_defaults_24``). Against 250 and 1,000 (``python
+        extension, on another machine). With 24 fits (and the extension at
+        the drift warning's threshold) four rows fell at 1.65-1.84, by
+        chance of 24 fits (section ``eblda_coverage_defaults_24``). Against
+        250 and 1,000 (``python
         benchmarks/eblda_coverage.py --part settings --fits 10``, section
         ``eblda_defaults_chain``, 10 fits per row): on 300 documents drawn
         from LDA (K = 3) the reported sd of alpha / beta was 6.0 / 2.4, 4.1
@@ -217,15 +228,15 @@ class EmpiricalBayesLDA(GibbsLDA):
         Iterations of each chain discarded at the start (the HMC sampler
         tunes there). Each chain runs ``burn_in + ceil(n_samples /
         n_chains)`` topic sweeps. When the chains of ``h`` still drift over
-        their kept draws (the test of the drift warning) or their estimates
-        lie more than a factor of 2 apart, those draws become burn-in and as
-        many are drawn again, while the burn-in stays within
-        three times ``burn_in`` (``burn_in_``): on the embedded religion
-        corpus (857 messages, K = 20, seed 0) the chains drifted after 200
-        with alpha 0.0586 (reported sd 0.0013) against 0.0540 / 0.0541
-        with ``burn_in`` 400 / 800; the extension stopped at 325 with
-        0.0559, for about 1.3 times the fit time (section
-        ``eblda_burn_in_extension``; user guide, :ref:`eblda_chains`).
+        their kept draws (the drift warning's test at a trend z-score of 3
+        instead of 6) or their estimates lie more than a factor of 2 apart,
+        those draws become burn-in and as many are drawn again, while the
+        burn-in stays within three times ``burn_in`` (``burn_in_``): on the
+        embedded religion corpus (857 messages, K = 20, seeds 0-7) alpha was
+        0.0582 at 200 without the extension, 0.0549 with it (burn-ins of
+        325-575), 0.0546 / 0.0539 with ``burn_in`` 400 / 800, at 9.5 /
+        16.2 / 17.4 / 24.8 s per fit (section ``eblda_burn_in_extension``;
+        user guide, :ref:`eblda_chains`).
         Against 100 and 400 (section ``eblda_defaults_chain``, same command
         and rows as ``n_samples``, before the extension):
         with 100 a chain of h still drifted over its kept draws (the
@@ -699,7 +710,8 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     def _extend_burn_in(self, run):
         """At the end of the kept iterations: when the chains of h still
-        drift over them (the drift warning's test) and the burn-in may grow
+        drift over them (the drift warning's test at the lower threshold
+        ``EXTEND_Z``) or sit far apart, and the burn-in may grow
         by as many again without passing ``MAX_BURN_IN_FACTOR * burn_in``,
         they become burn-in and as many are drawn again. Returns whether it
         extended."""
@@ -709,7 +721,8 @@ class EmpiricalBayesLDA(GibbsLDA):
             return False
         chain_means = np.exp(np.array([np.log(hc.samples).mean(axis=0)
                                        for hc in run.h_chains]))
-        if not (self._drifting_components(run) or self._far_apart_components(chain_means)):
+        if not (self._drifting_components(run, EXTEND_Z)
+                or self._far_apart_components(chain_means)):
             return False
         for hc in run.h_chains:
             hc.samples.clear()
@@ -721,10 +734,10 @@ class EmpiricalBayesLDA(GibbsLDA):
                          f"burn-in extended to {self.burn_in + run.extra_sweeps} iterations")
         return True
 
-    def _drifting_components(self, run):
+    def _drifting_components(self, run, threshold=DRIFT_Z):
         """Names of the components of h whose chains still drift over their
         kept draws: trend z-scores of each chain's kept log h, combined over
-        the chains (Stouffer), above ``DRIFT_Z`` in absolute value. A start
+        the chains (Stouffer), above ``threshold`` in absolute value. A start
         far from the estimate moves every chain the same way, while the
         chance excursions of agreeing chains cancel."""
         draws = np.log(np.array([hc.samples for hc in run.h_chains]))
@@ -732,7 +745,7 @@ class EmpiricalBayesLDA(GibbsLDA):
                       for chain_draws in draws])
         combined = z.sum(axis=0) / math.sqrt(z.shape[0])
         return [name for name, value in zip(self._h_names(), combined)
-                if abs(value) > DRIFT_Z]
+                if abs(value) > threshold]
 
     def _far_apart_components(self, chain_values):
         """(name, smallest, largest) of alpha (the sum of the alphas when

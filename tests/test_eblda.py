@@ -473,7 +473,7 @@ def test_trend_warning_judges_the_final_sweeps(monkeypatch):
     model = EmpiricalBayesLDA(3, n_samples=40, burn_in=20, n_final_iter=10,
                               random_state=1).fit(X)
     assert model.final_chain_ != 0
-    n_chain = 20 + 10  # burn_in + n_samples / n_chains
+    n_chain = model.burn_in_ + 10  # the burn-in used + n_samples / n_chains
     np.testing.assert_array_equal(judged["trace"], model.log_likelihood_trace_[n_chain:])
     assert judged["trace"].shape == (10,)
     assert judged["setting"] == "n_final_iter" and not judged["can_continue"]
