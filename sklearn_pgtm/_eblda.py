@@ -58,10 +58,9 @@ MAX_BURN_IN_FACTOR = 3
 # of 20, two of three chains accepted nothing from alpha = 80-99 while the
 # third reached 0.3 and lifted the mean acceptance to 0.30). The tuned step
 # ("auto") accepts 0.66-0.67; fixed steps of 0.05 and 0.2 with the unit mass
-# matrix accepted 0.00 on four 20 Newsgroups
-# groups (K = 10, 10 fits each) and returned estimates 35 % / 31 % from the
-# tuned ones, near the start, with no other warning (benchmarks/RESULTS.md,
-# eblda_defaults_hmc_step).
+# matrix accepted 0.00 on four 20 Newsgroups groups (K = 10, 10 fits each)
+# and returned estimates 35 % / 31 % from the tuned ones, near the start,
+# with no other warning (benchmarks/RESULTS.md, eblda_defaults_hmc_step).
 LOW_ACCEPTANCE = 0.1
 # Chains whose estimates of alpha (the sum of the alphas when there is one per
 # topic) or of beta differ by more than this factor, largest over smallest,
@@ -181,10 +180,9 @@ class EmpiricalBayesLDA(GibbsLDA):
         at K = 10 and 20), and 0.81-1.26 with ``"hmc"`` except on four 20
         Newsgroups groups (1.91 for ``eta``, 85 % of the pairs of fits
         covered; 1.44 with 48 fits at the defaults of 2026-11-29, section
-        eblda_coverage_defaults_48);
-        the two recovered known hyperparameters
-        equally well (``benchmarks/eblda_recovery.py``) and took about the
-        same time.
+        eblda_coverage_defaults_48); the two recovered known
+        hyperparameters equally well (``benchmarks/eblda_recovery.py``) and
+        took about the same time.
 
     symmetric_alpha : bool, default=True
         One ``alpha`` shared by all topics, or one per topic (with topics
@@ -210,8 +208,8 @@ class EmpiricalBayesLDA(GibbsLDA):
         extension, on another machine). With 24 fits (and the extension at
         the drift warning's threshold) four rows fell at 1.65-1.84, by
         chance of 24 fits (section ``eblda_coverage_defaults_24``). Against
-        250 and 1,000 (``python
-        benchmarks/eblda_coverage.py --part settings --fits 10``, section
+        250 and 1,000 (``python benchmarks/eblda_coverage.py --part settings
+        --fits 10``, section
         ``eblda_defaults_chain``, 10 fits per row): on 300 documents drawn
         from LDA (K = 3) the reported sd of alpha / beta was 6.0 / 2.4, 4.1
         / 1.7 and 3.3 / 1.15 (x 1e-3) for 250 / 500 / 1,000, at 2.8 / 3.7 /
@@ -301,8 +299,8 @@ class EmpiricalBayesLDA(GibbsLDA):
         3.86 / 3.86 (x 1e-3) against 4.33 and 3.90 across the fits; the
         chains disagreed (``between_chain_ratio_``, which compares the
         chains' spread with their batch means) in 1 / 5 / 2 of the 10 fits
-        of the LDA draw (``benchmarks/eblda_coverage.py --part settings --groups
-        batches``, section eblda_defaults_batches of
+        of the LDA draw (``benchmarks/eblda_coverage.py --part settings
+        --groups batches``, section eblda_defaults_batches of
         ``benchmarks/RESULTS.md``).
 
     n_chains : int, default=4
