@@ -201,7 +201,7 @@ def sweeps_rows(quick):
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from sklearn_pgtm._base import fitted_rise
+    from sklearn_pgtm._base import MIN_RISE_PER_TOKEN, fitted_rise
 
     sweeps = [40, 80] if quick else SWEEPS
     corpora = real_corpora(quick)
@@ -234,7 +234,8 @@ def main_sweeps(quick=False):
         + "; ".join(c.describe() for c in corpora)
         + ". Warning: whether the fit raised its ConvergenceWarning (trend z-score of "
         "the second half of `log_likelihood_trace_` above 4 and a rise of more than "
-        "0.005 nats per training token over that half). Rise: that rise, nats per "
+        f"{MIN_RISE_PER_TOKEN} nats per training token over that half). Rise: that "
+        "rise, nats per "
         "training token. One thread, on the shared 2-core machine.\n\n"
         + markdown_table(["corpus", "link", "max_iter", "seed", "perplexity", "warning",
                           "rise per token", "fit s"], rows)

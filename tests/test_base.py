@@ -109,6 +109,7 @@ def test_trend_warning_needs_a_material_rise():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         warn_if_trending(trace, "M", n_tokens=100_000)
+        warn_if_trending(trace, "M", n_tokens=1_250)  # 0.008 per token: below 0.01
         warn_if_trending(-trace, "M", n_tokens=100)   # falling: never a warning
     # The advice names warm_start only for estimators that have it.
     with pytest.warns(ConvergenceWarning, match=r"Increase max_iter \(or continue"):
