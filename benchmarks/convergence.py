@@ -64,30 +64,33 @@ def settings(quick):
     return out
 
 
-def _fit(model, X):
+def _fit(model, *data):
     """Fit, returning the messages of the ConvergenceWarnings it raised."""
     from sklearn.exceptions import ConvergenceWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        model.fit(X)
+        model.fit(*data)
     return [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
 
 
-def _trend(model, n_tokens):
-    """Trend z-score and fitted rise per token of the second half of the
-    trace the warning judges."""
+def _fit_and_measure(model, data, n_tokens, score, suffix=""):
+    """Fit ``model`` on ``data`` (or continue it); its seconds, the trend
+    z-score and fitted rise per token of the second half of the trace the
+    warning judges, the warnings, ``score(model)`` and the mean log-likelihood
+    per token over the trace's last tenth, under keys ending in ``suffix``."""
     from sklearn_pgtm._base import fitted_rise, trend_z_score
 
+    t0 = time.perf_counter()
+    messages = _fit(model, *data)
+    seconds = time.perf_counter() - t0
     trace = np.asarray(model._trend_trace(), dtype=np.float64)
     half = trace[trace.shape[0] // 2:]
-    return trend_z_score(half), fitted_rise(half) / n_tokens
-
-
-def _tail_mean(model, n_tokens):
-    """Mean log-likelihood per token over the last tenth of the judged trace."""
-    trace = np.asarray(model._trend_trace(), dtype=np.float64)
-    return trace[-max(trace.shape[0] // 10, 1):].mean() / n_tokens
+    out = {"seconds": seconds, "z": trend_z_score(half),
+           "rise": fitted_rise(half) / n_tokens, "warned": _kind(messages),
+           "score": score(model),
+           "tail": trace[-max(trace.shape[0] // 10, 1):].mean() / n_tokens}
+    return {key + suffix: value for key, value in out.items()}
 
 
 def run_job(job):
@@ -96,32 +99,23 @@ def run_job(job):
     import sklearn_pgtm
 
     corpus, (label, name, params) = job
-    X = corpus.X_train
-    n_tokens = int(X.sum())
+    n_tokens = int(corpus.X_train.sum())
     cls = getattr(sklearn_pgtm, name)
     longer = name == "EmpiricalBayesLDA"
     model = cls(n_components=corpus.n_topics, random_state=SEED, **params)
     if not longer:
         model.set_params(warm_start=True)
-    t0 = time.perf_counter()
-    messages = _fit(model, X)
-    seconds = time.perf_counter() - t0
-    z, rise = _trend(model, n_tokens)
-    perplexity = document_completion(model, corpus.X_heldout)
-    tail = _tail_mean(model, n_tokens)
+
+    def perplexity(fitted):
+        return document_completion(fitted, corpus.X_heldout)
+
+    out = {"corpus": corpus.name, "setting": label}
+    out.update(_fit_and_measure(model, (corpus.X_train,), n_tokens, perplexity))
     if longer:
         model = cls(n_components=corpus.n_topics, random_state=SEED,
                     **dict(params, n_final_iter=2 * model.n_final_iter))
-    t0 = time.perf_counter()
-    messages_more = _fit(model, X)
-    seconds_more = time.perf_counter() - t0
-    z_more, rise_more = _trend(model, n_tokens)
-    perplexity_more = document_completion(model, corpus.X_heldout)
-    tail_more = _tail_mean(model, n_tokens)
-    return dict(corpus=corpus.name, setting=label, seconds=seconds, z=z, rise=rise,
-                warned=_kind(messages), perplexity=perplexity, seconds_more=seconds_more,
-                z_more=z_more, rise_more=rise_more, warned_more=_kind(messages_more),
-                perplexity_more=perplexity_more, later_rise=tail_more - tail)
+    out.update(_fit_and_measure(model, (corpus.X_train,), n_tokens, perplexity, "_more"))
+    return out
 
 
 def run_classifier_job(seed):
@@ -133,24 +127,15 @@ def run_classifier_job(seed):
     corpus = load_religion_corpus()
     n_tokens = int(corpus.X_train.sum())
     model = GibbsSLDAClassifier(random_state=seed, warm_start=True)
+
+    def accuracy(fitted):
+        return fitted.score(corpus.X_test, corpus.y_test)
+
     out = {"seed": seed}
-    for step in ("", "_more"):
-        t0 = time.perf_counter()
-        messages = _fit_supervised(model, corpus.X_train, corpus.y_train)
-        out["seconds" + step] = time.perf_counter() - t0
-        out["z" + step], out["rise" + step] = _trend(model, n_tokens)
-        out["warned" + step] = _kind(messages)
-        out["accuracy" + step] = model.score(corpus.X_test, corpus.y_test)
+    for suffix in ("", "_more"):
+        out.update(_fit_and_measure(model, (corpus.X_train, corpus.y_train), n_tokens,
+                                    accuracy, suffix))
     return out
-
-
-def _fit_supervised(model, X, y):
-    from sklearn.exceptions import ConvergenceWarning
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        model.fit(X, y)
-    return [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
 
 
 def _kind(messages):
@@ -172,17 +157,17 @@ def body(results, corpus_list, classifier, wall):
               "continued: z", "rise / token", "warns"]
     rows = []
     for r in results:
-        change = r["perplexity_more"] / r["perplexity"] - 1
+        change = r["score_more"] / r["score"] - 1
         rows.append([r["corpus"], r["setting"], f"{r['seconds']:.0f}", f"{r['z']:.1f}",
-                     f"{r['rise']:.4f}", r["warned"], f"{r['perplexity']:.1f}",
-                     f"{r['perplexity_more']:.1f}", f"{100 * change:+.2f} %",
-                     f"{r['later_rise']:+.4f}", f"{r['z_more']:.1f}",
+                     f"{r['rise']:.4f}", r["warned"], f"{r['score']:.1f}",
+                     f"{r['score_more']:.1f}", f"{100 * change:+.2f} %",
+                     f"{r['tail_more'] - r['tail']:+.4f}", f"{r['z_more']:.1f}",
                      f"{r['rise_more']:.4f}", r["warned_more"]])
     lines += [markdown_table(header, rows), ""]
     lines += ["GibbsSLDAClassifier at its defaults on the corpus of `make demo` (the embedded "
               "religion messages, `load_religion_corpus`), continued by 1,000 sweeps:", ""]
     rows = [[r["seed"], f"{r['seconds']:.0f}", f"{r['z']:.1f}", f"{r['rise']:.4f}",
-             r["warned"], f"{r['accuracy']:.3f}", f"{r['accuracy_more']:.3f}",
+             r["warned"], f"{r['score']:.3f}", f"{r['score_more']:.3f}",
              f"{r['z_more']:.1f}", f"{r['rise_more']:.4f}", r["warned_more"]]
             for r in classifier]
     lines += [markdown_table(["random_state", "fit s", "z", "rise / token", "warns",
@@ -220,7 +205,7 @@ def main(quick=False, workers=2):
     warned = [r for r in results if r["warned"]]
     return {"fits": len(results), "warned": len(warned),
             "max gain when warned (%)": max(
-                [100 * (1 - r["perplexity_more"] / r["perplexity"]) for r in warned],
+                [100 * (1 - r["score_more"] / r["score"]) for r in warned],
                 default=float("nan")),
             "classifier fits warned": sum(bool(r["warned"]) for r in classifier)}
 
