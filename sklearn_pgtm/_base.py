@@ -229,7 +229,9 @@ class ChainTrace:
     topic_word_prior : ndarray of shape (n_iter,) or None
         The topic-word prior at each sweep, when estimated.
     coef : ndarray of shape (n_iter, n_models, n_topics) or None
-        Classifier weights of each sweep (supervised model).
+        Classifier weights of each sweep (supervised model): a row per
+        binary model, or per class of the multinomial model (its topics
+        shared by the classes).
     mean : ndarray of shape (n_iter, dim) or None
         Mean of the documents' Gaussian vectors (correlated model).
     """

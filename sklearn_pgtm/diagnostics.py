@@ -660,6 +660,13 @@ def _collect_quantities(models, n_iter, orders, n_blocks):
                 for k in range(size):
                     key = f"coef[{k}]" if n_blocks == 1 else f"coef[{b}, {k}]"
                     quantities[key] = draws[:, :, b, k]
+        elif name == "coef" and n_blocks == 1 and len(shape) == 2 and shape[1] == n_topics:
+            # A multinomial classifier: one row per class over the shared
+            # topics, every row reordered by the chain's one alignment.
+            draws = np.stack([p[:, :, orders[c]] for c, p in enumerate(parts)])
+            for row in range(shape[0]):
+                for k in range(n_topics):
+                    quantities[f"coef[{row}, {k}]"] = draws[:, :, row, k]
         elif shape == ():
             quantities[name] = np.stack(parts)
         elif len(shape) == 1 and shape[0] == n_topics:
@@ -697,10 +704,23 @@ def _common_length(models):
     return min(lengths)
 
 
+def _n_topic_blocks(model):
+    """Number of models whose topics are stacked in ``components_``: one per
+    binary model of a one-vs-rest classifier, else 1. The weights
+    ``trace_.coef`` have ``n_components`` columns, so the blocks are the
+    topics over those columns; their rows are not the blocks (a multinomial
+    classifier has one row per class over one shared set of topics)."""
+    coef = _trace_part(model, "coef")
+    components = getattr(model, "components_", None)
+    if coef is None or coef.ndim != 3 or components is None or np.ndim(components) != 2:
+        return 1
+    n_topics, size = np.shape(components)[0], coef.shape[2]
+    return n_topics // size if size and n_topics % size == 0 else 1
+
+
 def _aligned_traces(models, n_iter):
     """(name -> draws (n_chains, n_iter), alignment distances or None, notes)."""
-    coef = _trace_part(models[0], "coef")
-    n_blocks = coef.shape[1] if coef is not None and coef.ndim == 3 else 1
+    n_blocks = _n_topic_blocks(models[0])
     alignment_distance = None
     if all(hasattr(m, "components_") for m in models):
         orders, alignment_distance = _topic_alignment(models, n_blocks)
@@ -744,11 +764,13 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
         estimator, different seeds). Each estimator (or the topic model of
         a Pipeline) must have ``log_likelihood_trace_`` (per-sweep training
         log-likelihood), ``trace_.log_likelihood`` or a per-sweep
-        ``log_likelihood_`` (MultinomialLDS); ``trace_`` may also
-        have ``topic_share`` (n_iter, n_topics), ``coef`` (n_iter, n_models,
-        n_components), ``doc_topic_prior`` (n_iter,) or (n_iter, n_topics),
-        ``topic_word_prior`` (n_iter,) and ``mean`` (n_iter, dim), each None
-        when not applicable; per-topic quantities need ``components_`` (a
+        ``log_likelihood_`` (MultinomialLDS); ``trace_`` may also have
+        ``topic_share`` (n_iter, n_topics), ``coef`` (n_iter, n_models,
+        n_components), or (n_iter, n_classes, n_components) for a
+        multinomial classifier over shared topics, ``doc_topic_prior``
+        (n_iter,) or (n_iter, n_topics), ``topic_word_prior`` (n_iter,) and
+        ``mean`` (n_iter, dim), each None when not applicable; per-topic
+        quantities need ``components_`` (a
         DynamicTopicModel's topics are matched by their word distributions
         averaged over the slices).
 

@@ -110,19 +110,26 @@ def test_equal_to_arviz(case):
 # -- a fake topic-model chain with the estimators' trace contract --------------
 BASE_TOPICS = np.random.default_rng(100).dirichlet(np.full(30, 0.2), size=3)
 TRUE_SHARE = np.array([0.5, 0.3, 0.2])
+# Classes of the fake multinomial classifier: its weights are the binary
+# ones scaled per class.
+CLASS_SCALES = np.array([1.0, -2.0, 0.5])
 
 
 class FakeTopicChain(BaseEstimator):
     """Draws a trace like a topic-model Gibbs chain: an AR(1) log-likelihood
     and topic shares around fixed values, after a transient from a
     chain-specific start that decays with time constant ``relax`` sweeps;
-    the topics come out in a random order (label switching)."""
+    the topics come out in a random order (label switching). ``n_classes``
+    (with ``supervised``): weights of a multinomial classifier, one row per
+    class over the shared topics."""
 
-    def __init__(self, max_iter=2000, relax=5.0, rho=0.5, supervised=False, random_state=None):
+    def __init__(self, max_iter=2000, relax=5.0, rho=0.5, supervised=False, n_classes=None,
+                 random_state=None):
         self.max_iter = max_iter
         self.relax = relax
         self.rho = rho
         self.supervised = supervised
+        self.n_classes = n_classes
         self.random_state = random_state
 
     def fit(self, X, y=None):
@@ -136,11 +143,14 @@ class FakeTopicChain(BaseEstimator):
         share = np.clip(share + 0.01 * noise[1:].T, 1e-3, None)
         share /= share.sum(axis=1, keepdims=True)
         coef = np.array([2.0, -1.0, 0.5]) + 0.1 * noise[1:].T
+        coef = coef[:, None, order]
+        if self.n_classes:
+            coef = coef * CLASS_SCALES[:self.n_classes, None]
         self.components_ = 1000.0 * BASE_TOPICS[order] + rng.uniform(0, 0.1, size=(3, 30))
         self.trace_ = SimpleNamespace(
             log_likelihood=log_likelihood,
             topic_share=share[:, order],
-            coef=coef[:, None, order] if self.supervised else None,
+            coef=coef if self.supervised else None,
             doc_topic_prior=None,
             topic_word_prior=np.full(n, 0.01),  # fixed prior: constant, left out
             mean=None,
@@ -214,6 +224,37 @@ def test_traces_are_aligned_to_the_first_chain():
         late_coef = traces[f"coef[{k}]"][:, 150:].mean(axis=1)
         np.testing.assert_allclose(late_coef, np.array([2.0, -1.0, 0.5])[reference[k]],
                                    atol=0.05)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_multinomial_classifier_weights_are_aligned_over_shared_topics(n_classes):
+    # A multinomial classifier traces one row of weights per class over one
+    # set of topics: (n_iter, n_classes, n_topics), not one block of topics
+    # per row as one-vs-rest. The rows were taken for blocks: 2 classes over
+    # 3 topics raised "3 topics cannot be cut into 2 models", and 3 classes
+    # cut the topics into blocks of one, so no chain was relabelled.
+    chains = run_chains(FakeTopicChain(max_iter=2000, supervised=True, n_classes=n_classes),
+                        X_FAKE, random_state=0)
+    assert len({tuple(c.order_) for c in chains.estimators_}) > 1
+    result = chains.summary()
+    assert result.agree, result.message
+    assert {f"coef[{c}, {k}]" for c in range(n_classes) for k in range(3)} <= set(
+        result.names)
+    reference = chains.estimators_[0].order_
+    i = result.names.index(f"coef[{n_classes - 1}, 0]")
+    expected = CLASS_SCALES[n_classes - 1] * np.array([2.0, -1.0, 0.5])[reference[0]]
+    assert result.mean[i] == pytest.approx(expected, abs=0.05)
+
+
+def test_summary_of_multinomial_classifier_chains():
+    from sklearn_pgtm import GibbsSLDAClassifier
+
+    X, _ = lda_corpus(n_docs=30, n_words=20, n_topics=2, length=20)
+    y = np.arange(30) % 3
+    model = GibbsSLDAClassifier(n_components=2, multi_class="multinomial", max_iter=12,
+                                burn_in=6, n_infer_iter=2)
+    result = run_chains(model, X, y, n_chains=2, random_state=0).summary()
+    assert {f"coef[{c}, {k}]" for c in range(3) for k in range(2)} <= set(result.names)
 
 
 def test_without_alignment_the_shares_disagree():
