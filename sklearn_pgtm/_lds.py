@@ -18,7 +18,7 @@ from sklearn.base import (
     _fit_context,
 )
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
@@ -73,6 +73,15 @@ _EXPECTED_FAILED_CHECKS = {
 
 # |z| or |C| beyond this is a run-off chain, not a plausible state.
 _DIVERGENCE_BOUND = 1e6
+# Smallest state_noise_prior: the scale matrix of Q's posterior adds it to
+# terms of order 1 (the prior of A) less their cancelling part, and from
+# about 1e-17 the rounding of that difference left it not positive definite
+# (LinAlgError inside fit); 1e-10 keeps six orders of magnitude of margin.
+_MIN_STATE_NOISE_PRIOR = 1e-10
+# The prior scales enter as precisions 1 / scale**2, finite and nonzero
+# in float64 for scales in this range (outside it fit raised OverflowError or
+# ZeroDivisionError).
+_SCALE_RANGE = (1e-150, 1e150)
 # Prior mean of the dynamics matrix: 0.99 I.
 _PRIOR_DYNAMICS_DIAGONAL = 0.99
 
@@ -461,19 +470,22 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         0.3 / 1.0, with scores -0.044 / -0.007 / +0.010 / -0.019 / +0.012
         (the standard error of one seed's score over the 100 tokens is
         about 0.02). From 1e-2 up the differences are within that error;
-        the default is the value chosen before these measurements.
+        the default is the value chosen before these measurements. At least
+        1e-10 (below about 1e-17 the posterior of ``Q`` is lost to rounding).
 
     emission_prior_scale : float, default=0.3
         Prior standard deviation of the entries of the emission matrix ``C``.
         Rows of rare categories stay close to their prior, and the noise
         ``c_k' z`` they add to the logits inflates the predicted probability
         of rare categories. Same validation split: 0.3 -0.007, 0.1 -0.048,
-        1.0 -0.015.
+        1.0 -0.015. In [1e-150, 1e150], where ``1 / scale**2`` is a finite
+        nonzero float.
 
     offset_prior_scale : float, default=0.0
         Prior standard deviation of the offsets ``mu`` around the logits of
         the training frequencies; 0 keeps ``mu`` fixed at those logits (same
-        validation split: 0 -0.007, 0.3 -0.008).
+        validation split: 0 -0.007, 0.3 -0.008). Otherwise in [1e-150,
+        1e150], as ``emission_prior_scale``.
 
     offset_pseudo_count : float, default=1.0
         Pseudo-count added to every category's training count before the
@@ -643,9 +655,10 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         "n_samples": [Interval(Integral, 1, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
         "pg_terms": [Interval(Integral, 1, None, closed="left")],
-        "state_noise_prior": [Interval(Real, 0, None, closed="neither")],
-        "emission_prior_scale": [Interval(Real, 0, None, closed="neither")],
-        "offset_prior_scale": [Interval(Real, 0, None, closed="left")],
+        "state_noise_prior": [Interval(Real, _MIN_STATE_NOISE_PRIOR, None, closed="left")],
+        "emission_prior_scale": [Interval(Real, *_SCALE_RANGE, closed="both")],
+        "offset_prior_scale": [Options(Real, {0.0}),
+                               Interval(Real, *_SCALE_RANGE, closed="both")],
         "offset_pseudo_count": [Interval(Real, 0, None, closed="neither")],
         "calibrate_offset": ["boolean"],
         "category_order": [StrOptions({"frequency", "given"})],

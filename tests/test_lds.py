@@ -473,6 +473,29 @@ def test_n_jobs_zero_is_refused_by_the_parameter_validation(small_fit, sign):
         MultinomialLDS(2, max_iter=2, n_jobs=0).fit(sign * X)
 
 
+@pytest.mark.parametrize("params", [
+    {"state_noise_prior": 1e-18}, {"emission_prior_scale": 1e-300},
+    {"emission_prior_scale": 1e160}, {"offset_prior_scale": 1e-300},
+    {"offset_prior_scale": 1e160}])
+def test_prior_settings_beyond_float_precision_are_refused(params):
+    # Accepted by the validation (any positive value), they failed inside fit:
+    # LinAlgError (the posterior scale of Q rounded to not positive definite),
+    # ZeroDivisionError and OverflowError (the precisions 1 / scale**2).
+    X, _, _ = _simulate(1, n_rows=30, n_counts=3)
+    name = next(iter(params))
+    with pytest.raises(InvalidParameterError, match=name):
+        MultinomialLDS(2, max_iter=3, random_state=0, **params).fit(X)
+
+
+def test_prior_settings_at_the_limits_fit():
+    X, _, _ = _simulate(1, n_rows=30, n_counts=3)
+    for params in ({"state_noise_prior": 1e-10}, {"emission_prior_scale": 1e-150},
+                   {"offset_prior_scale": 1e-150}, {"offset_prior_scale": 1e150},
+                   {"offset_prior_scale": 0}):
+        lds = MultinomialLDS(2, max_iter=4, n_particles=10, random_state=0, **params).fit(X)
+        assert np.isfinite(lds.score(X)), params
+
+
 def test_burn_in_must_leave_a_sweep():
     # A burn_in >= max_iter used to be cut to max_iter - 1, keeping one draw
     # instead of n_samples without a word.
