@@ -70,6 +70,11 @@ def test_errors_name_the_problem(fitted):
         top_words(lda)
     with pytest.raises(ValueError, match="feature_names has 3 entries"):
         top_words(lda, ["a", "b", "c"])
+    # Unordered or not a sequence: said so, not "has 1 entries".
+    names = vec.get_feature_names_out()
+    for unordered in (set(names), dict.fromkeys(names), iter(names), " ".join(names)):
+        with pytest.raises(ValueError, match="must be a sequence of names"):
+            top_words(lda, unordered)
     with pytest.raises(ValueError, match="n_words"):
         top_words(lda, vec.get_feature_names_out(), n_words=0)
     with pytest.raises(ValueError, match="components_"):
