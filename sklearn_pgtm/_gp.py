@@ -75,7 +75,13 @@ def _column_indices(columns, n_columns):
     """The ``columns`` of a :class:`ColumnKernel` as a list of indices into
     inputs with ``n_columns`` columns, or a ValueError naming the problem."""
     try:
-        indices = [operator.index(c) for c in columns]
+        items = list(columns)
+        # A bool passes operator.index as 0 or 1: a mask [True, False] would
+        # select columns 1 and 0 instead of column 0.
+        if any(isinstance(c, (bool, np.bool_)) for c in items):
+            raise ValueError(f"ColumnKernel: columns must be integer column indices, not a "
+                             f"boolean mask (use np.flatnonzero(mask)); got {columns!r}.")
+        indices = [operator.index(c) for c in items]
     except TypeError:
         raise ValueError(f"ColumnKernel: columns must be a sequence of integer column "
                          f"indices, got {columns!r}.") from None
@@ -109,7 +115,8 @@ class ColumnKernel(Kernel):
         The kernel to apply.
 
     columns : sequence of int
-        Indices of the input columns it sees.
+        Indices of the input columns it sees (not a boolean mask: pass
+        ``np.flatnonzero(mask)``).
 
     Examples
     --------

@@ -523,6 +523,11 @@ def test_failed_fit_keeps_the_previous_model(data):
     (0, "sequence of integer column indices"),
     ([0.5], "sequence of integer column indices"),
     ([], "columns is empty"),
+    # A boolean mask: True and False were read as the indices 1 and 0, so
+    # [True, False] gave both columns swapped instead of column 0.
+    ([True, False], "boolean mask"),
+    ([np.True_, np.False_], "boolean mask"),
+    (np.array([True, False]), "boolean mask"),
 ])
 def test_column_kernel_checks_its_columns(columns, match):
     X = np.c_[np.arange(8.0), np.arange(8.0) % 2]
