@@ -55,12 +55,23 @@ MAX_ROW_COUNT = 2**53
 # More non-integer entries than this fraction: the input is evidently not counts.
 _FRACTIONAL_WARNING_SHARE = 0.5
 
+
+class IntegerInterval(Interval):
+    """``Interval(Integral, ...)`` of the parameter constraints without the
+    booleans: ``bool`` is an ``Integral``, so ``n_components=True`` passed
+    scikit-learn's interval as 1 and then failed inside fit in numpy ("an
+    integer is required"), naming no parameter."""
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, bool) and super().is_satisfied_by(val)
+
+
 #: ``_parameter_constraints`` entry of ``n_jobs`` in every estimator: None, or
 #: a nonzero integer (see :func:`sklearn_pgtm._parallel.effective_n_jobs`).
 N_JOBS_CONSTRAINT = [
     None,
-    Interval(Integral, None, -1, closed="right"),
-    Interval(Integral, 1, None, closed="left"),
+    IntegerInterval(Integral, None, -1, closed="right"),
+    IntegerInterval(Integral, 1, None, closed="left"),
 ]
 
 

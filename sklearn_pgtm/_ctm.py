@@ -17,6 +17,7 @@ from ._base import (
     N_JOBS_CONSTRAINT,
     GibbsRun,
     GibbsTopicModel,
+    IntegerInterval,
     initial_topics,
 )
 from ._chain import TopicChain, factorize, infer_topics
@@ -437,16 +438,16 @@ class CorrelatedTopicModel(GibbsTopicModel):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [IntegerInterval(Integral, 1, None, closed="left")],
         "link": [StrOptions({"logistic_normal", "stick_breaking"})],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [Interval(Integral, 1, None, closed="left")],
-        "n_subiter": [Interval(Integral, 1, None, closed="left")],
+        "pg_terms": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_subiter": [IntegerInterval(Integral, 1, None, closed="left")],
         "prior_strength": [Interval(Real, 0, None, closed="neither")],
         "topic_word_prior": PRIOR_CONSTRAINT,
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "burn_in": [Interval(Integral, 0, None, closed="left")],
-        "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "burn_in": [IntegerInterval(Integral, 0, None, closed="left")],
+        "n_infer_iter": [IntegerInterval(Integral, 1, None, closed="left")],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import (
     N_JOBS_CONSTRAINT,
     ChainTrace,
+    IntegerInterval,
     check_counts,
     check_finite,
     check_nonempty_corpus,
@@ -422,16 +423,16 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     """
 
     _parameter_constraints: dict = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [IntegerInterval(Integral, 1, None, closed="left")],
         "doc_topic_prior": PRIOR_CONSTRAINT,
         "topic_word_prior": [PRIOR_VALUE],
         "chain_variance": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "warm_start_iter": [Interval(Integral, 0, None, closed="left")],
-        "n_init": [Interval(Integral, 1, None, closed="left")],
-        "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "warm_start_iter": [IntegerInterval(Integral, 0, None, closed="left")],
+        "n_init": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_infer_iter": [IntegerInterval(Integral, 1, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [Interval(Integral, 1, None, closed="left")],
+        "pg_terms": [IntegerInterval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],

@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import N_JOBS_CONSTRAINT, GibbsRun, trend_z_score
+from ._base import N_JOBS_CONSTRAINT, GibbsRun, IntegerInterval, trend_z_score
 from ._chain import TopicChain
 from ._kernels._dirichlet import align_topics, gamma_draw, hmc_update
 from ._lda import PRIOR_VALUE, GibbsLDA
@@ -529,20 +529,20 @@ class EmpiricalBayesLDA(GibbsLDA):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [IntegerInterval(Integral, 1, None, closed="left")],
         "sampler": [StrOptions({"augmentation", "hmc"})],
         "symmetric_alpha": ["boolean"],
-        "n_samples": [Interval(Integral, 4, None, closed="left")],
-        "burn_in": [Interval(Integral, 0, None, closed="left")],
-        "n_final_iter": [Interval(Integral, 1, None, closed="left")],
-        "hmc_n_steps": [Interval(Integral, 1, None, closed="left")],
+        "n_samples": [IntegerInterval(Integral, 4, None, closed="left")],
+        "burn_in": [IntegerInterval(Integral, 0, None, closed="left")],
+        "n_final_iter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "hmc_n_steps": [IntegerInterval(Integral, 1, None, closed="left")],
         "hmc_step_size": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
-        "n_batches": [None, Interval(Integral, 2, None, closed="left")],
-        "n_chains": [Interval(Integral, 1, None, closed="left")],
+        "n_batches": [None, IntegerInterval(Integral, 2, None, closed="left")],
+        "n_chains": [IntegerInterval(Integral, 1, None, closed="left")],
         "hyperprior": [tuple, list],
         "doc_topic_prior": [None, PRIOR_VALUE],
         "topic_word_prior": [None, PRIOR_VALUE],
-        "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_infer_iter": [IntegerInterval(Integral, 1, None, closed="left")],
         "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],

@@ -9,6 +9,7 @@ from ._base import (
     N_JOBS_CONSTRAINT,
     GibbsRun,
     GibbsTopicModel,
+    IntegerInterval,
     dirichlet_posterior,
     posterior_mean,
 )
@@ -269,12 +270,12 @@ class GibbsLDA(DirichletTopicModel):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [IntegerInterval(Integral, 1, None, closed="left")],
         "doc_topic_prior": PRIOR_CONSTRAINT,
         "topic_word_prior": TOPIC_WORD_PRIOR_CONSTRAINT,
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "burn_in": [Interval(Integral, 0, None, closed="left")],
-        "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "burn_in": [IntegerInterval(Integral, 0, None, closed="left")],
+        "n_infer_iter": [IntegerInterval(Integral, 1, None, closed="left")],
         "split_merge": ["boolean"],
         "method": [StrOptions(set(LDA_METHODS))],
         "warm_start": ["boolean"],

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import (
     N_JOBS_CONSTRAINT,
     FittedParamsMixin,
+    IntegerInterval,
     check_counts,
     check_draw_totals,
     check_n_draws,
@@ -649,12 +650,12 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     """
 
     _parameter_constraints: dict = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "burn_in": [Interval(Integral, 0, None, closed="left"), None],
-        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [IntegerInterval(Integral, 1, None, closed="left")],
+        "max_iter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "burn_in": [IntegerInterval(Integral, 0, None, closed="left"), None],
+        "n_samples": [IntegerInterval(Integral, 1, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [Interval(Integral, 1, None, closed="left")],
+        "pg_terms": [IntegerInterval(Integral, 1, None, closed="left")],
         "state_noise_prior": [Interval(Real, _MIN_STATE_NOISE_PRIOR, None, closed="left")],
         "emission_prior_scale": [Interval(Real, *_SCALE_RANGE, closed="both")],
         "offset_prior_scale": [Options(Real, {0.0}),
@@ -662,8 +663,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         "offset_pseudo_count": [Interval(Real, 0, None, closed="neither")],
         "calibrate_offset": ["boolean"],
         "category_order": [StrOptions({"frequency", "given"})],
-        "n_infer_iter": [Interval(Integral, 1, None, closed="left")],
-        "n_particles": [Interval(Integral, 1, None, closed="left")],
+        "n_infer_iter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_particles": [IntegerInterval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],

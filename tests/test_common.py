@@ -7,9 +7,12 @@ small, fast settings, and that none is forgotten.
 
 import inspect
 import sys
+from numbers import Integral
 
+import numpy as np
 import pytest
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_pgtm
@@ -80,3 +83,21 @@ def test_public_estimator_documented(estimator):
     doc = inspect.getdoc(type(estimator))
     for section in ("Parameters", "Attributes", "See Also", "References", "Examples"):
         assert f"\n{section}\n" in doc, f"{type(estimator).__name__} lacks {section}"
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda est: type(est).__name__)
+def test_a_boolean_is_not_an_integer_parameter(estimator):
+    # bool is an Integral: n_components=True passed scikit-learn's interval as
+    # 1 and then failed inside fit in numpy ("an integer is required").
+    integers = [name for name, constraints in estimator._parameter_constraints.items()
+                if any(getattr(c, "type", None) is Integral for c in constraints)]
+    assert integers
+    for name in integers:
+        with pytest.raises(InvalidParameterError, match=name):
+            clone(estimator).set_params(**{name: True})._validate_params()
+
+
+def test_boolean_n_components_is_refused_before_fitting():
+    X = np.random.default_rng(0).poisson(2.0, size=(8, 5))
+    with pytest.raises(InvalidParameterError, match="n_components"):
+        GibbsLDA(n_components=True, max_iter=2, burn_in=1).fit(X)
