@@ -35,7 +35,7 @@ from sklearn.base import (
 )
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from ._chain import infer_topics
@@ -121,6 +121,17 @@ def check_counts(estimator, X, *, reset, whom=None, as_tokens=True):
     X = X.astype(np.int64)
     X.sort_indices()
     return X
+
+
+def check_call_settings(estimator, names):
+    """Validate the parameters that the post-fit methods read at each call
+    (``n_infer_iter``, ``n_jobs``, ...): ``set_params`` after ``fit`` does not
+    validate them, and an ``n_infer_iter`` of 0 made ``transform`` return
+    NaN. Raises ``InvalidParameterError`` naming the parameter."""
+    constraints = estimator._parameter_constraints
+    validate_parameter_constraints({name: constraints[name] for name in names},
+                                   {name: getattr(estimator, name) for name in names},
+                                   caller_name=type(estimator).__name__)
 
 
 def warn_if_fractional(values, whom, name="X"):
@@ -759,6 +770,7 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
 
     def _validated_tokens(self, X, whom):
         check_is_fitted(self)
+        check_call_settings(self, ("n_infer_iter", "n_jobs"))
         X = check_counts(self, X, reset=False, whom=f"{type(self).__name__}.{whom}")
         return to_tokens(X)
 

@@ -21,6 +21,7 @@ from ._base import (
     N_JOBS_CONSTRAINT,
     ChainTrace,
     IntegerInterval,
+    check_call_settings,
     check_counts,
     check_finite,
     check_nonempty_corpus,
@@ -722,6 +723,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         V, K) in stick order, normalized from ``components_``.
         """
         check_is_fitted(self)
+        check_call_settings(self, ("n_infer_iter", "n_jobs"))
         X = check_counts(self, X, reset=False, whom=whom)
         slice_index = self._slice_index(times, X.shape[0], whom)
         doc_order = np.argsort(slice_index, kind="stable")

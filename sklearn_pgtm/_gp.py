@@ -34,6 +34,7 @@ from ._base import (
     N_JOBS_CONSTRAINT,
     FittedParamsMixin,
     IntegerInterval,
+    check_call_settings,
     check_draw_totals,
     check_n_draws,
     keep_state_on_failure,
@@ -908,6 +909,7 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
 
     def _check_inputs(self, X):
         check_is_fitted(self)
+        check_call_settings(self, ("n_jobs",))
         return validate_data(self, X, reset=False, dtype=np.float64)
 
     def predict(self, X):

@@ -25,6 +25,7 @@ from ._base import (
     N_JOBS_CONSTRAINT,
     FittedParamsMixin,
     IntegerInterval,
+    check_call_settings,
     check_counts,
     check_draw_totals,
     check_n_draws,
@@ -72,6 +73,8 @@ _EXPECTED_FAILED_CHECKS = {
     ),
 }
 
+# Parameters the post-fit methods read at each call (see the class's Notes).
+_CALL_SETTINGS = ("n_infer_iter", "n_particles", "n_jobs")
 # |z| or |C| beyond this is a run-off chain, not a plausible state.
 _DIVERGENCE_BOUND = 1e6
 # Smallest state_noise_prior: the scale matrix of Q's posterior adds it to
@@ -711,6 +714,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
 
     # ------------------------------------------------------------ helpers
     def _validate(self, X, lengths, *, reset, whom):
+        if not reset:
+            check_call_settings(self, _CALL_SETTINGS)
         X = check_counts(self, X, reset=reset, whom=whom, as_tokens=False)
         if X.shape[0] == 0:
             raise ValueError(f"{whom}: X has no rows.")
@@ -1107,6 +1112,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             Rows sum to 1; columns in the order of the training data.
         """
         check_is_fitted(self)
+        check_call_settings(self, _CALL_SETTINGS)
         if not is_integer_at_least(n_steps, 1):
             raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}.")
         S = self._samples

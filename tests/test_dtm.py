@@ -383,6 +383,20 @@ def fitted(dynamic_corpus):
                              random_state=0).fit(X, times)
 
 
+@pytest.mark.parametrize("setting", [{"n_infer_iter": 2.5}, {"n_infer_iter": 0},
+                                     {"n_jobs": 0}])
+def test_inference_settings_set_after_fit_are_validated_at_the_call(dynamic_corpus, setting):
+    # set_params does not validate; n_infer_iter=2.5 failed in range() with a
+    # TypeError naming no parameter.
+    X, times, _, _ = dynamic_corpus
+    model = DynamicTopicModel(2, max_iter=3, n_init=1, warm_start_iter=1, random_state=0)
+    model.fit(X[:40], times[:40]).set_params(**setting)
+    name = next(iter(setting))
+    for method in (model.transform, model.score, model.perplexity):
+        with pytest.raises(InvalidParameterError, match=name):
+            method(X[:5], times=times[:5])
+
+
 def test_recovers_drifting_topics_and_prevalence(dynamic_corpus, fitted):
     X, times, beta, prevalence = dynamic_corpus
     l1, order = match_topics(fitted, beta)

@@ -508,6 +508,17 @@ def test_n_jobs_zero_is_refused_by_the_parameter_validation(y):
         MultinomialGaussianProcess(n_jobs=0).fit(np.arange(6.0)[:, None], y)
 
 
+@pytest.mark.parametrize("n_jobs", [0, 2.5])
+def test_n_jobs_set_after_fit_is_validated_at_the_call(data, n_jobs):
+    # Read at each call, and set_params does not validate: 2.5 was used as is.
+    u, y = data
+    gp = MultinomialGaussianProcess(max_iter=4, burn_in=2, random_state=0).fit(u, y)
+    gp.set_params(n_jobs=n_jobs)
+    for method in (gp.predict, gp.predict_latent, gp.sample_y, lambda x: gp.score(x, y)):
+        with pytest.raises(InvalidParameterError, match="n_jobs"):
+            method(u)
+
+
 def test_failed_fit_keeps_the_previous_model(data):
     u, y = data
     gp = MultinomialGaussianProcess(max_iter=6, burn_in=3, random_state=0).fit(u, y)

@@ -2,6 +2,7 @@
 the joint sampler, recovery from data drawn from the model, the estimator's
 API, and the embedded Wonderland text."""
 
+import copy
 import gzip
 import hashlib
 from pathlib import Path
@@ -471,6 +472,20 @@ def test_n_jobs_zero_is_refused_by_the_parameter_validation(small_fit, sign):
     X, _ = small_fit
     with pytest.raises(InvalidParameterError, match="n_jobs"):
         MultinomialLDS(2, max_iter=2, n_jobs=0).fit(sign * X)
+
+
+@pytest.mark.parametrize("setting", [{"n_particles": 0}, {"n_particles": 2.5},
+                                     {"n_infer_iter": 2.5}, {"n_jobs": 0}])
+def test_inference_settings_set_after_fit_are_validated_at_the_call(small_fit, setting):
+    # Read at each call, and set_params does not validate: n_particles=0 made
+    # score divide by zero, 2.5 failed in numpy naming no parameter.
+    X, lds = small_fit
+    lds = copy.deepcopy(lds).set_params(**setting)
+    name = next(iter(setting))
+    for method in (lds.transform, lds.predict_proba, lds.score, lds.predict_next_proba,
+                   lambda Z: lds.forecast(2, Z), lambda Z: lds.forecast(2)):
+        with pytest.raises(InvalidParameterError, match=name):
+            method(X)
 
 
 @pytest.mark.parametrize("params", [

@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.base import is_classifier
 import pytest
 from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_pgtm import (
     CorrelatedTopicModel,
@@ -301,6 +302,25 @@ def test_inference_settings_are_read_at_each_call(fitted):
     theta = est.transform(X[:5])
     assert theta.shape == expected.shape and np.all(np.isfinite(theta))
     assert not np.array_equal(theta, expected)
+
+
+@pytest.mark.parametrize("setting", [{"n_infer_iter": 0}, {"n_infer_iter": -1},
+                                     {"n_infer_iter": 2.5}, {"n_jobs": 0}])
+def test_inference_settings_set_after_fit_are_validated_at_the_call(fitted, setting):
+    # set_params does not validate: n_infer_iter=0 made transform return NaN
+    # (no sweep averaged), 2.5 a TypeError from range, n_jobs=0 a bare error
+    # from the thread pool.
+    _, est = fitted
+    est = copy.deepcopy(est).set_params(**setting)
+    name = next(iter(setting))
+    methods = [est.transform, est.perplexity, lambda Z: est.sample_transform(Z, n_samples=2)]
+    if is_classifier(est):
+        methods += [est.predict_proba, est.decision_function, lambda Z: est.score(Z, Y[:5])]
+    else:
+        methods.append(est.score)
+    for method in methods:
+        with pytest.raises(InvalidParameterError, match=name):
+            method(X[:5])
 
 
 @pytest.mark.parametrize("name", ["GibbsLDA", "CorrelatedTopicModel", "GibbsSLDAClassifier-ovr"])
