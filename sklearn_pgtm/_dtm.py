@@ -178,12 +178,24 @@ def _label_kind(label):
     return type(label).__name__
 
 
+def _is_missing(label):
+    """Whether a time label is missing: None, NaN, NaT or pandas.NA."""
+    if label is None:
+        return True
+    try:
+        return bool(label != label)
+    except TypeError:
+        # pandas.NA compares to NA, whose truth value raises ("boolean value
+        # of NA is ambiguous"): it is the missing label of nullable arrays.
+        return True
+
+
 def _check_times(times, n_samples, whom):
     """One orderable label per document as a 1-D array, or a clear ValueError."""
     if not isinstance(times, np.ndarray):
         # np.asarray would turn [1990, "2000"] into strings, ordered as text.
         kinds = {_label_kind(label) for label in np.asarray(times, dtype=object).ravel()
-                 if label is not None and label == label}  # missing labels: below
+                 if not _is_missing(label)}  # missing labels: below
         if len(kinds) > 1:
             raise ValueError(
                 f"{whom}: the time labels mix {' and '.join(sorted(kinds))}; use labels of "
@@ -207,7 +219,7 @@ def _check_times(times, n_samples, whom):
         raise ValueError(f"{whom}: times contains NaT; every document needs a time label.")
     if times.dtype.kind == "O":
         for label in times:
-            if label is None or label != label:  # None or NaN-like
+            if _is_missing(label):
                 raise ValueError(
                     f"{whom}: times contains a missing label ({label!r}); every "
                     "document needs a time label."

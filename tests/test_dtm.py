@@ -582,6 +582,25 @@ def test_topic_words_and_evolution(fitted):
     assert evolution[2003] == words
 
 
+def test_pandas_missing_label_is_reported_as_missing(dynamic_corpus):
+    # pandas.NA (nullable integer or string arrays) has no truth value: the
+    # check of the labels raised "TypeError: boolean value of NA is ambiguous"
+    # from pandas instead of naming the missing label.
+    pd = pytest.importorskip("pandas")
+    X, times, _, _ = dynamic_corpus
+    model = DynamicTopicModel(2, max_iter=2, n_init=1, warm_start_iter=1, random_state=0)
+    for dtype in ("Int64", "string"):
+        labels = pd.array(times, dtype=dtype)
+        labels[1] = pd.NA
+        with pytest.raises(ValueError, match="every document needs a time label"):
+            model.fit(X, labels)
+        with pytest.raises(ValueError, match="every document needs a time label"):
+            model.fit(X, list(labels))
+    model.fit(X, pd.array(times, dtype="Int64"))
+    with pytest.raises(ValueError, match="every document needs a time label"):
+        model.transform(X[:2], pd.array([times[0], None], dtype="Int64"))
+
+
 def test_bad_input_raises_clear_errors(fitted, dynamic_corpus):
     X, times, _, _ = dynamic_corpus
     with pytest.raises(ValueError, match="labels but X has"):
