@@ -16,7 +16,7 @@ together in a reference corpus (UMass, NPMI and C_V, as in gensim's
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
+from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, check_non_negative
 
 from . import _coherence
@@ -29,6 +29,12 @@ __all__ = ["split_document_completion", "heldout_perplexity", "document_completi
 def _as_count_csr(X, whom):
     if X is None:
         raise ValueError(f"{whom}: X is None; pass a document-term count matrix.")
+    # check_array reads pandas' nullable columns (pandas.NA becomes NaN, refused
+    # below); scipy's constructor raised pandas' "boolean value of NA is
+    # ambiguous". A 1-d X stays one document, as before.
+    X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_2d=False,
+                    ensure_min_samples=0, ensure_min_features=0, ensure_all_finite=False,
+                    estimator=whom)
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
     if X.data.size and not np.all(np.isfinite(X.data)):
         raise ValueError(f"Input X passed to {whom} contains NaN or infinity.")

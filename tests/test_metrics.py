@@ -86,6 +86,25 @@ def test_errors():
         heldout_perplexity(np.ones((1, 2)), np.ones((2, 2)), np.zeros((1, 2)))
 
 
+def test_pandas_nullable_counts_are_read_as_counts():
+    # scipy's constructor read a pandas.NA cell with pandas' "boolean value of
+    # NA is ambiguous" TypeError; a nullable frame without NA is plain counts.
+    pd = pytest.importorskip("pandas")
+    from sklearn_pgtm.metrics import topic_coherence
+
+    counts = np.array([[2, 0, 1], [0, 3, 1]])
+    frame = pd.DataFrame(counts).astype("Int64")
+    observed, heldout = split_document_completion(frame, random_state=0)
+    np.testing.assert_array_equal((observed + heldout).toarray(), counts)
+    frame.iloc[0, 0] = pd.NA
+    topics = np.array([[1.0, 0.5, 0.1], [0.1, 0.5, 1.0]])
+    for call in (lambda: split_document_completion(frame),
+                 lambda: topic_coherence(topics, frame, top_n=2),
+                 lambda: heldout_perplexity(np.ones((2, 2)), topics, frame)):
+        with pytest.raises(ValueError, match="NaN"):
+            call()
+
+
 def _bad(array, index, value):
     array = array.copy()
     array[index] = value
