@@ -980,7 +980,9 @@ class EmpiricalBayesLDA(GibbsLDA):
         bound : float
         """
         check_is_fitted(self)
-        if not 0.0 < level < 1.0:
+        # A string compared with floats raised a bare TypeError ("'<' not
+        # supported"); a bool is no confidence level.
+        if not isinstance(level, Real) or isinstance(level, bool) or not 0.0 < level < 1.0:
             raise ValueError(f"level must lie in (0, 1); got {level!r}.")
         return self._pooled.bound(level)
 

@@ -520,3 +520,10 @@ def test_confidence_region_bound_matches_in_confidence_region():
         assert not model.in_confidence_region(*(centre + 1.01 * step), level=0.9)
     with pytest.raises(ValueError, match="level"):
         model.confidence_region_bound(1.5)
+    # Not numbers: a string raised "TypeError: '<' not supported ...".
+    for level in ("0.9", None, [0.9]):
+        with pytest.raises(ValueError, match="level must lie in"):
+            model.confidence_region_bound(level)
+        with pytest.raises(ValueError, match="level must lie in"):
+            model.in_confidence_region(model.doc_topic_prior_, model.topic_word_prior_,
+                                       level=level)
