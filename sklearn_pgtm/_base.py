@@ -164,6 +164,23 @@ def check_draw_totals(values, n, whom, name):
     return np.broadcast_to(values.astype(np.int64), (n,))
 
 
+def check_feature_names(feature_names, n_features):
+    """``feature_names`` as a 1-d object array of ``n_features`` names (the
+    words of the columns of X, in order); ``ValueError`` otherwise."""
+    names = np.asarray(feature_names, dtype=object)
+    # A set or dict has no column order, and np.asarray makes a 0-d array of
+    # it (as of a string or a generator): "1 entries" would mislead.
+    if isinstance(feature_names, (set, frozenset, dict)) or names.ndim == 0:
+        raise ValueError(
+            "feature_names must be a sequence of names in the order of the columns of "
+            f"X; got a {type(feature_names).__name__}.")
+    names = names.ravel()
+    if names.shape[0] != n_features:
+        raise ValueError(f"feature_names has {names.shape[0]} entries, but the topics have "
+                         f"{n_features} features.")
+    return names
+
+
 def is_integer_at_least(value, low):
     """Whether ``value`` is an integer (a bool is not one) of at least ``low``."""
     return isinstance(value, Integral) and not isinstance(value, bool) and value >= low

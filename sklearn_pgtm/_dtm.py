@@ -23,6 +23,7 @@ from ._base import (
     IntegerInterval,
     check_call_settings,
     check_counts,
+    check_feature_names,
     check_finite,
     check_nonempty_corpus,
     is_integer_at_least,
@@ -932,13 +933,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         if names is None:
             names = getattr(self, "feature_names_in_", None)
         if names is not None:
-            if isinstance(names, (set, frozenset, dict)):
-                raise ValueError("feature_names must be a sequence of names in the order of "
-                                 f"the columns of X; got a {type(names).__name__}.")
-            names = np.asarray(names, dtype=object)
-            if names.ndim != 1 or len(names) != row.shape[0]:
-                raise ValueError(f"feature_names has shape {names.shape}, the model "
-                                 f"{row.shape[0]} words.")
+            names = check_feature_names(names, row.shape[0])
         top = np.argsort(-row, kind="stable")[:n_words]
         return [(names[i] if names is not None else int(i), float(row[i])) for i in top]
 

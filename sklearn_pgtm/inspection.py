@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _coherence
-from ._base import is_integer_at_least
+from ._base import check_feature_names, is_integer_at_least
 from .metrics import _as_count_csr, topic_coherence
 
 __all__ = ["TopicSummary", "top_words", "topic_summary"]
@@ -27,21 +27,7 @@ def _feature_names(estimator, feature_names, n_features):
     """The words of the features: the argument, else a Pipeline's steps before
     the topic model, else the model's ``feature_names_in_``."""
     if feature_names is not None:
-        names = np.asarray(feature_names, dtype=object)
-        # A set or dict has no column order, and np.asarray makes a 0-d array
-        # of it (as of a string or a generator): "1 entries" would mislead.
-        if isinstance(feature_names, (set, frozenset, dict)) or names.ndim == 0:
-            raise ValueError(
-                "feature_names must be a sequence of names in the order of the columns of "
-                f"X; got a {type(feature_names).__name__}."
-            )
-        names = names.ravel()
-        if names.shape[0] != n_features:
-            raise ValueError(
-                f"feature_names has {names.shape[0]} entries, but the topics have "
-                f"{n_features} features."
-            )
-        return names
+        return check_feature_names(feature_names, n_features)
     model, head = _coherence.find_topic_model(estimator)
     if head is not None:
         try:

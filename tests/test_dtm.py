@@ -580,6 +580,12 @@ def test_topic_words_and_evolution(fitted):
     evolution = fitted.topic_evolution(1, n_words=4)
     assert list(evolution) == list(range(2000, 2006))
     assert evolution[2003] == words
+    # The same checks of feature_names as sklearn_pgtm.inspection's.
+    with pytest.raises(ValueError, match=f"feature_names has 3 entries, but the topics have "
+                                         f"{row.size} features"):
+        fitted.get_topic_words(1, 2003, 4, feature_names=names[:3])
+    with pytest.raises(ValueError, match="sequence of names in the order of the columns"):
+        fitted.get_topic_words(1, 2003, 4, feature_names=set(names))
 
 
 def test_pandas_missing_label_is_reported_as_missing(dynamic_corpus):
