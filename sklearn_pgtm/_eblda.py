@@ -419,9 +419,10 @@ class EmpiricalBayesLDA(GibbsLDA):
         estimates, ``p (n_chains - 1)`` for the scaled batch means. They set
         the bound of :meth:`in_confidence_region`.
 
-    hyperparameter_samples_ : ndarray of shape (n_chains * ceil(n_samples / n_chains), p)
+    hyperparameter_samples_ : ndarray of shape (n_chains * n_kept, p)
         The chains' kept draws of ``(alpha..., beta)``, chain after chain
-        (topics aligned to the first chain).
+        (topics aligned to the first chain); ``n_kept = max(ceil(n_samples /
+        n_chains), 4)`` per chain (see ``n_samples``).
 
     chain_estimates_ : ndarray of shape (n_chains, p)
         Each chain's own estimate of ``(alpha..., beta)`` (the maximizer of
