@@ -83,7 +83,8 @@ def test_dynamic_topic_words_arguments(dtm_chains):
     _, _, (dtm, _) = dtm_chains
     for kwargs, match in [({"n_words": -1}, "n_words must be a positive integer"),
                           ({"feature_names": set("abcdefgh")}, "sequence of names"),
-                          ({"feature_names": list("abc")}, "model 8 words")]:
+                          ({"feature_names": list("abc")},
+                           "feature_names has 3 entries, but the topics have 8 features")]:
         with pytest.raises(ValueError, match=match):
             dtm.get_topic_words(0, 0, **kwargs)
     for topic in (1.7, True, 2, -1):
