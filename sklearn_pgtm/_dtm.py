@@ -170,6 +170,27 @@ def _one_of_times(y, times, whom):
     return times if y is None else y
 
 
+def _check_category_order(times, whom):
+    """A ValueError for an ordered pandas categorical whose order is not the
+    sort order of its categories: the slices are ordered by sorting the
+    labels, which would silently put them in another order than the one the
+    categorical declares (e.g. "Jan" < "Feb" < "Mar" sorted as text)."""
+    dtype = getattr(times, "dtype", None)
+    if not getattr(dtype, "ordered", False) or not hasattr(dtype, "categories"):
+        return
+    categories = list(dtype.categories)
+    try:
+        in_sort_order = categories == sorted(categories)
+    except TypeError:
+        in_sort_order = False
+    if not in_sort_order:
+        raise ValueError(
+            f"{whom}: times is an ordered categorical whose order ({categories[:4]!r}"
+            f"{' ...' if len(categories) > 4 else ''}) is not the sort order of its labels; "
+            "the time slices follow the sorted labels. Pass labels that sort in time "
+            "order, e.g. its codes (Series.cat.codes, Categorical.codes).")
+
+
 def _label_kind(label):
     """What a time label is, for the check that labels are of one kind."""
     if isinstance(label, (str, np.str_, bytes)):
@@ -193,6 +214,7 @@ def _is_missing(label):
 
 def _check_times(times, n_samples, whom):
     """One orderable label per document as a 1-D array, or a clear ValueError."""
+    _check_category_order(times, whom)
     if not isinstance(times, np.ndarray):
         # np.asarray would turn [1990, "2000"] into strings, ordered as text.
         kinds = {_label_kind(label) for label in np.asarray(times, dtype=object).ravel()
@@ -510,9 +532,9 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         documents' Dirichlet prior (proportions integrated out)."""
         lengths = doc_topic.sum(axis=1)
         alpha_sum = alpha.sum()
-        log_topics = (np.sum(gammaln(doc_topic + alpha)) - doc_topic.shape[0] * np.sum(gammaln(alpha))
-                      + doc_topic.shape[0] * gammaln(alpha_sum)
-                      - np.sum(gammaln(lengths + alpha_sum)))
+        n_docs = doc_topic.shape[0]
+        log_topics = (np.sum(gammaln(doc_topic + alpha)) - n_docs * np.sum(gammaln(alpha))
+                      + n_docs * gammaln(alpha_sum) - np.sum(gammaln(lengths + alpha_sum)))
         return float(log_words_given_topics(counts, phi) + log_topics)
 
     # ------------------------------------------------------------------- fit
@@ -534,7 +556,9 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         times : array-like of shape (n_samples,), default=None
             Time label of each document: any mutually orderable values
             (years, dates, integers, strings); documents with equal labels
-            form one time slice and slices are ordered by label. None puts
+            form one time slice and slices are ordered by label (sorted: an
+            ordered pandas categorical whose declared order is not its
+            labels' sort order raises a ValueError; pass its codes). None puts
             every document in one slice (labelled 0). By keyword, it can be
             routed to this step of a pipeline (``dynamictopicmodel__times=``).
 

@@ -588,6 +588,23 @@ def test_topic_words_and_evolution(fitted):
         fitted.get_topic_words(1, 2003, 4, feature_names=set(names))
 
 
+def test_ordered_categorical_times_out_of_sort_order_are_refused(dynamic_corpus):
+    # The slices follow the sorted labels: an ordered categorical declaring
+    # another order (months by name) was silently fitted in text order.
+    pd = pytest.importorskip("pandas")
+    X, times, _, _ = dynamic_corpus
+    names = np.array(["b", "a", "c", "f", "e", "d"])
+    labels = names[np.unique(times, return_inverse=True)[1].ravel()]
+    declared = pd.Categorical(labels, categories=list(names), ordered=True)
+    for given in (declared, pd.Series(declared)):
+        with pytest.raises(ValueError, match="ordered categorical whose order"):
+            DynamicTopicModel(2, max_iter=4, random_state=0).fit(X, given)
+    # Its codes, an unordered categorical and one declared in sort order fit.
+    for given in (declared.codes, pd.Categorical(labels),
+                  pd.Categorical(labels, categories=sorted(names), ordered=True)):
+        DynamicTopicModel(2, max_iter=4, random_state=0).fit(X, given)
+
+
 def test_pandas_missing_label_is_reported_as_missing(dynamic_corpus):
     # pandas.NA (nullable integer or string arrays) has no truth value: the
     # check of the labels raised "TypeError: boolean value of NA is ambiguous"
