@@ -57,10 +57,13 @@ _FRACTIONAL_WARNING_SHARE = 0.5
 
 
 class IntegerInterval(Interval):
-    """``Interval(Integral, ...)`` of the parameter constraints without the
-    booleans: ``bool`` is an ``Integral``, so ``n_components=True`` passed
-    scikit-learn's interval as 1 and then failed inside fit in numpy ("an
-    integer is required"), naming no parameter."""
+    """``Interval(Integral, left, right, closed=...)`` of the parameter
+    constraints without the booleans: ``bool`` is an ``Integral``, so
+    ``n_components=True`` passed scikit-learn's interval as 1 and then failed
+    inside fit in numpy ("an integer is required"), naming no parameter."""
+
+    def __init__(self, left, right, *, closed):
+        super().__init__(Integral, left, right, closed=closed)
 
     def is_satisfied_by(self, val):
         return not isinstance(val, bool) and super().is_satisfied_by(val)
@@ -70,8 +73,8 @@ class IntegerInterval(Interval):
 #: a nonzero integer (see :func:`sklearn_pgtm._parallel.effective_n_jobs`).
 N_JOBS_CONSTRAINT = [
     None,
-    IntegerInterval(Integral, None, -1, closed="right"),
-    IntegerInterval(Integral, 1, None, closed="left"),
+    IntegerInterval(None, -1, closed="right"),
+    IntegerInterval(1, None, closed="left"),
 ]
 
 

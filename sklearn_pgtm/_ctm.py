@@ -7,7 +7,7 @@ Johnson, Adams (2015), "Dependent multinomial models made easy". User guide:
 """
 
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.stats import invwishart
@@ -438,16 +438,16 @@ class CorrelatedTopicModel(GibbsTopicModel):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_components": [IntegerInterval(1, None, closed="left")],
         "link": [StrOptions({"logistic_normal", "stick_breaking"})],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [IntegerInterval(Integral, 1, None, closed="left")],
-        "n_subiter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "pg_terms": [IntegerInterval(1, None, closed="left")],
+        "n_subiter": [IntegerInterval(1, None, closed="left")],
         "prior_strength": [Interval(Real, 0, None, closed="neither")],
         "topic_word_prior": PRIOR_CONSTRAINT,
-        "max_iter": [IntegerInterval(Integral, 1, None, closed="left")],
-        "burn_in": [IntegerInterval(Integral, 0, None, closed="left")],
-        "n_infer_iter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "max_iter": [IntegerInterval(1, None, closed="left")],
+        "burn_in": [IntegerInterval(0, None, closed="left")],
+        "n_infer_iter": [IntegerInterval(1, None, closed="left")],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,

@@ -3,7 +3,7 @@ Pólya-Gamma Gibbs sampling (Linderman, Johnson & Adams 2015; MODELS.md
 section 4).
 """
 
-from numbers import Integral, Number, Real
+from numbers import Number, Real
 
 import numpy as np
 from scipy.special import digamma, gammaln, polygamma
@@ -459,16 +459,16 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     """
 
     _parameter_constraints: dict = {
-        "n_components": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_components": [IntegerInterval(1, None, closed="left")],
         "doc_topic_prior": PRIOR_CONSTRAINT,
         "topic_word_prior": [PRIOR_VALUE],
         "chain_variance": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
-        "max_iter": [IntegerInterval(Integral, 1, None, closed="left")],
-        "warm_start_iter": [IntegerInterval(Integral, 0, None, closed="left")],
-        "n_init": [IntegerInterval(Integral, 1, None, closed="left")],
-        "n_infer_iter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "max_iter": [IntegerInterval(1, None, closed="left")],
+        "warm_start_iter": [IntegerInterval(0, None, closed="left")],
+        "n_init": [IntegerInterval(1, None, closed="left")],
+        "n_infer_iter": [IntegerInterval(1, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [IntegerInterval(Integral, 1, None, closed="left")],
+        "pg_terms": [IntegerInterval(1, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],

@@ -15,7 +15,7 @@ surface.
 
 import math
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.stats import chi2, f
@@ -530,20 +530,20 @@ class EmpiricalBayesLDA(GibbsLDA):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_components": [IntegerInterval(1, None, closed="left")],
         "sampler": [StrOptions({"augmentation", "hmc"})],
         "symmetric_alpha": ["boolean"],
-        "n_samples": [IntegerInterval(Integral, 4, None, closed="left")],
-        "burn_in": [IntegerInterval(Integral, 0, None, closed="left")],
-        "n_final_iter": [IntegerInterval(Integral, 1, None, closed="left")],
-        "hmc_n_steps": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_samples": [IntegerInterval(4, None, closed="left")],
+        "burn_in": [IntegerInterval(0, None, closed="left")],
+        "n_final_iter": [IntegerInterval(1, None, closed="left")],
+        "hmc_n_steps": [IntegerInterval(1, None, closed="left")],
         "hmc_step_size": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
-        "n_batches": [None, IntegerInterval(Integral, 2, None, closed="left")],
-        "n_chains": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_batches": [None, IntegerInterval(2, None, closed="left")],
+        "n_chains": [IntegerInterval(1, None, closed="left")],
         "hyperprior": [tuple, list],
         "doc_topic_prior": [None, PRIOR_VALUE],
         "topic_word_prior": [None, PRIOR_VALUE],
-        "n_infer_iter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_infer_iter": [IntegerInterval(1, None, closed="left")],
         "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],

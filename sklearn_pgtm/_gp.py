@@ -11,7 +11,7 @@ functions. Equations: MODELS.md section 6; user guide :ref:`gp`.
 import math
 import operator
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.linalg.lapack import dpstrf
@@ -674,13 +674,13 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "kernel": [None, HasMethods(["__call__", "diag", "clone_with_theta"])],
         "hyperparameters": [StrOptions({"empirical", "sample", "fixed"})],
-        "n_restarts_optimizer": [IntegerInterval(Integral, 0, None, closed="left")],
+        "n_restarts_optimizer": [IntegerInterval(0, None, closed="left")],
         "pseudo_count": [Interval(Real, 0, None, closed="neither")],
         "jitter": [Interval(Real, 0, None, closed="left")],
-        "max_iter": [IntegerInterval(Integral, 1, None, closed="left")],
-        "burn_in": [IntegerInterval(Integral, 0, None, closed="left")],
+        "max_iter": [IntegerInterval(1, None, closed="left")],
+        "burn_in": [IntegerInterval(0, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [IntegerInterval(Integral, 1, None, closed="left")],
+        "pg_terms": [IntegerInterval(1, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],

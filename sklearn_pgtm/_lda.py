@@ -1,6 +1,6 @@
 """Latent Dirichlet allocation by collapsed Gibbs sampling: the base of the family."""
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -270,12 +270,12 @@ class GibbsLDA(DirichletTopicModel):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_components": [IntegerInterval(1, None, closed="left")],
         "doc_topic_prior": PRIOR_CONSTRAINT,
         "topic_word_prior": TOPIC_WORD_PRIOR_CONSTRAINT,
-        "max_iter": [IntegerInterval(Integral, 1, None, closed="left")],
-        "burn_in": [IntegerInterval(Integral, 0, None, closed="left")],
-        "n_infer_iter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "max_iter": [IntegerInterval(1, None, closed="left")],
+        "burn_in": [IntegerInterval(0, None, closed="left")],
+        "n_infer_iter": [IntegerInterval(1, None, closed="left")],
         "split_merge": ["boolean"],
         "method": [StrOptions(set(LDA_METHODS))],
         "warm_start": ["boolean"],

@@ -6,7 +6,7 @@ MODELS.md section 5 and the user guide page ``doc/lds.rst``.
 """
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -653,12 +653,12 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     """
 
     _parameter_constraints: dict = {
-        "n_components": [IntegerInterval(Integral, 1, None, closed="left")],
-        "max_iter": [IntegerInterval(Integral, 1, None, closed="left")],
-        "burn_in": [IntegerInterval(Integral, 0, None, closed="left"), None],
-        "n_samples": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_components": [IntegerInterval(1, None, closed="left")],
+        "max_iter": [IntegerInterval(1, None, closed="left")],
+        "burn_in": [IntegerInterval(0, None, closed="left"), None],
+        "n_samples": [IntegerInterval(1, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [IntegerInterval(Integral, 1, None, closed="left")],
+        "pg_terms": [IntegerInterval(1, None, closed="left")],
         "state_noise_prior": [Interval(Real, _MIN_STATE_NOISE_PRIOR, None, closed="left")],
         "emission_prior_scale": [Interval(Real, *_SCALE_RANGE, closed="both")],
         "offset_prior_scale": [Options(Real, {0.0}),
@@ -666,8 +666,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         "offset_pseudo_count": [Interval(Real, 0, None, closed="neither")],
         "calibrate_offset": ["boolean"],
         "category_order": [StrOptions({"frequency", "given"})],
-        "n_infer_iter": [IntegerInterval(Integral, 1, None, closed="left")],
-        "n_particles": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_infer_iter": [IntegerInterval(1, None, closed="left")],
+        "n_particles": [IntegerInterval(1, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],

@@ -6,7 +6,7 @@ with data augmentation" ("gSLDA"). User guide: :ref:`slda`.
 
 import hashlib
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -524,20 +524,20 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
                                  | {"prediction", "prediction_topics"})
 
     _parameter_constraints: dict = {
-        "n_components": [IntegerInterval(Integral, 1, None, closed="left")],
+        "n_components": [IntegerInterval(1, None, closed="left")],
         "c": [Interval(Real, 0, None, closed="neither")],
         "prior_variance": [Interval(Real, 0, None, closed="neither")],
         "multi_class": [StrOptions({"ovr", "multinomial"})],
         "doc_topic_prior": PRIOR_CONSTRAINT,
         "topic_word_prior": PRIOR_CONSTRAINT,
-        "max_iter": [IntegerInterval(Integral, 1, None, closed="left")],
-        "burn_in": [IntegerInterval(Integral, 0, None, closed="left")],
-        "n_infer_iter": [IntegerInterval(Integral, 1, None, closed="left")],
+        "max_iter": [IntegerInterval(1, None, closed="left")],
+        "burn_in": [IntegerInterval(0, None, closed="left")],
+        "n_infer_iter": [IntegerInterval(1, None, closed="left")],
         "prediction": [StrOptions({"refit", "average", "last"})],
         "prediction_topics": [StrOptions({"expected", "inferred"})],
         "split_merge": ["boolean"],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [IntegerInterval(Integral, 1, None, closed="left")],
+        "pg_terms": [IntegerInterval(1, None, closed="left")],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
