@@ -18,12 +18,12 @@ User Guide: :ref:`diagnostics`.
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy.optimize import linear_sum_assignment
 from scipy.special import ndtri
 from scipy.stats import rankdata
 from sklearn.base import clone
 from sklearn.utils import check_random_state
+from sklearn.utils.parallel import Parallel, delayed
 
 from . import _coherence
 from ._base import is_integer_at_least

