@@ -184,3 +184,24 @@ def test_runtime_dependencies_are_the_imported_ones():
     at_import, in_functions = _third_party_imports()
     assert {PROVIDED.get(name, name) for name in at_import} == declared
     assert {PROVIDED.get(name, name) for name in in_functions} <= declared | OPTIONAL
+
+
+def test_cited_results_sections_exist():
+    # Docstrings and the user guide cite measurements as "section <name>" of
+    # benchmarks/RESULTS.md; each name must be one of its sections (a
+    # renamed or dropped section would leave a default citing nothing).
+    results = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"<!-- BEGIN (\S+) -->", results))
+    sources = [*(ROOT / "sklearn_pgtm").rglob("*.py"), *(ROOT / "doc").glob("*.rst"),
+               ROOT / "README.md"]
+    cited = {}
+    for path in sources:
+        text = re.sub(r"\s+", " ", path.read_text(encoding="utf-8"))
+        for name, family in re.findall(r"sections? (?:``)?([\w-]+)(\*?)", text):
+            # Section names have an underscore or a hyphen; a family of
+            # sections ("eblda_defaults_*") is not checked.
+            if re.search(r"\w[_-]\w", name) and not family:
+                cited.setdefault(name, set()).add(path.name)
+    assert len(cited) > 30  # the pattern finds the citations (49 names in 2026-11)
+    missing = {name: sorted(files) for name, files in cited.items() if name not in sections}
+    assert not missing, f"cited sections not in benchmarks/RESULTS.md: {missing}"
