@@ -97,6 +97,15 @@ def _column_indices(columns, n_columns):
     return indices
 
 
+def _shown_columns(columns):
+    """``columns`` as a list for display and comparison; as given when it is
+    not a sequence (e.g. an int), which the kernel's calls refuse with a
+    ValueError, so that printing or comparing the kernel does not fail."""
+    if isinstance(columns, str) or not np.iterable(columns):
+        return columns
+    return columns.tolist() if isinstance(columns, np.ndarray) else list(columns)
+
+
 class ColumnKernel(Kernel):
     """A kernel applied to chosen columns of the inputs.
 
@@ -213,7 +222,7 @@ class ColumnKernel(Kernel):
 
     def __eq__(self, other):
         return (type(self) is type(other) and self.kernel == other.kernel
-                and list(self.columns) == list(other.columns))
+                and _shown_columns(self.columns) == _shown_columns(other.columns))
 
     def __call__(self, X, Y=None, eval_gradient=False):
         """Kernel ``k(X[:, columns], Y[:, columns])`` and optionally its gradient.
@@ -271,7 +280,7 @@ class ColumnKernel(Kernel):
         return True
 
     def __repr__(self):
-        return f"ColumnKernel({self.kernel!r}, columns={list(self.columns)})"
+        return f"ColumnKernel({self.kernel!r}, columns={_shown_columns(self.columns)!r})"
 
 
 def _default_kernel(X):

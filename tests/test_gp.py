@@ -547,6 +547,18 @@ def test_column_kernel_checks_its_columns(columns, match):
         MultinomialGaussianProcess(kernel, max_iter=4, burn_in=2).fit(X, np.ones((8, 3)))
 
 
+def test_column_kernel_prints_and_compares_whatever_its_columns():
+    # repr and == called list(columns): an int column (refused by the calls
+    # with a ValueError) made printing the kernel, or a model holding it, a
+    # TypeError ("'int' object is not iterable").
+    kernel = ColumnKernel(RBF(), 0)
+    assert repr(kernel) == "ColumnKernel(RBF(length_scale=1), columns=0)"
+    assert "columns=0" in repr(MultinomialGaussianProcess(kernel))
+    assert kernel != ColumnKernel(RBF(), [0])
+    assert ColumnKernel(RBF(), np.array([1])) == ColumnKernel(RBF(), [1])
+    assert repr(ColumnKernel(RBF(), np.array([1]))).endswith("columns=[1])")
+
+
 def test_sample_y_arguments_are_checked(data):
     u, y = data
     gp = MultinomialGaussianProcess(max_iter=4, burn_in=2, random_state=0).fit(u, y)
