@@ -147,7 +147,11 @@ class ColumnKernel(Kernel):
     def _select(self, X):
         if X is None:
             return None
-        X = np.asarray(X)
+        # A 1-d array is one input, as for scikit-learn's kernels (atleast_2d).
+        X = np.atleast_2d(np.asarray(X))
+        if X.ndim != 2:
+            raise ValueError(f"ColumnKernel: X must be a 2-d array of shape (n_samples, "
+                             f"n_features), got shape {X.shape}.")
         return X[:, _column_indices(self.columns, X.shape[1])]
 
     def get_params(self, deep=True):
@@ -230,7 +234,8 @@ class ColumnKernel(Kernel):
         Parameters
         ----------
         X : ndarray of shape (n_samples_X, n_features)
-            Left argument.
+            Left argument (a 1-d array is one input, as for scikit-learn's
+            kernels).
 
         Y : ndarray of shape (n_samples_Y, n_features), default=None
             Right argument; ``None`` evaluates ``k(X, X)``.
@@ -255,7 +260,7 @@ class ColumnKernel(Kernel):
         Parameters
         ----------
         X : ndarray of shape (n_samples_X, n_features)
-            Argument of the kernel.
+            Argument of the kernel (a 1-d array is one input).
 
         Returns
         -------

@@ -559,6 +559,18 @@ def test_column_kernel_prints_and_compares_whatever_its_columns():
     assert repr(ColumnKernel(RBF(), np.array([1]))).endswith("columns=[1])")
 
 
+def test_column_kernel_takes_inputs_as_scikit_learn_kernels_do():
+    # A 1-d array is one input (np.atleast_2d, like RBF); it was an
+    # IndexError. Arrays of more dimensions are a ValueError naming the shape.
+    X = np.array([[0.0, 5.0], [1.0, -3.0]])
+    kernel = ColumnKernel(RBF(1.0), [1])
+    np.testing.assert_allclose(kernel(X[0]), RBF(1.0)(X[:1, [1]]))
+    np.testing.assert_allclose(kernel(X[0], X), RBF(1.0)(X[:1, [1]], X[:, [1]]))
+    np.testing.assert_allclose(kernel.diag(X[0]), [1.0])
+    with pytest.raises(ValueError, match=r"2-d array .* got shape \(1, 2, 2\)"):
+        kernel(X[None])
+
+
 def test_sample_y_arguments_are_checked(data):
     u, y = data
     gp = MultinomialGaussianProcess(max_iter=4, burn_in=2, random_state=0).fit(u, y)
