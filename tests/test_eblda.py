@@ -121,6 +121,21 @@ def test_input_validation(fitted):
         per_topic.log_marginal_likelihood([0.1, 0.2], 0.1)
 
 
+@pytest.mark.parametrize("value", ["a", None, True, 1j, {"a": 1}, [0.1, "b"]])
+def test_hyperparameter_points_must_be_numbers(fitted, value):
+    # np.asarray(value, dtype=float64) let numpy speak ("could not convert
+    # string to float: 'a'", a TypeError from float()) and read True as 1.0.
+    model, _ = fitted
+    h = (model.doc_topic_prior_, model.topic_word_prior_)
+    for method in (model.log_marginal_likelihood, model.in_confidence_region):
+        with pytest.raises(ValueError, match="doc_topic_prior must be a number or an "
+                                             "array-like of numbers"):
+            method(value, h[1])
+        with pytest.raises(ValueError, match="topic_word_prior must be a number"):
+            method(h[0], value)
+    assert np.isfinite(model.log_marginal_likelihood(np.int64(1), 1))
+
+
 def test_verbose_prints(capsys, fitted):
     _, X = fitted
     EmpiricalBayesLDA(2, n_samples=10, burn_in=0, n_final_iter=2, n_chains=1, verbose=1,
