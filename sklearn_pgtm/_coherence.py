@@ -72,7 +72,13 @@ def topic_word_matrix(obj):
                          f"model; {alternatives}")
     else:
         components = model
-    components = np.asarray(components, dtype=np.float64)
+    try:
+        components = np.asarray(components, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        # Strings, ragged rows, None in a row: numpy's own message alone
+        # ("could not convert string to float") did not say what was read.
+        raise ValueError("Topics (components_) must be an array of numbers of shape "
+                         f"(n_topics, n_features) ({exc}).") from exc
     if components.ndim == 3 and hasattr(model, "time_slices_"):
         raise ValueError(
             f"{type(model).__name__} has one set of topics per time slice (components_ of "

@@ -91,6 +91,20 @@ def test_errors_name_the_problem(fitted):
         topic_summary(lda, X, vec.get_feature_names_out(), measure="c_v")
 
 
+@pytest.mark.parametrize("topics", [[["x", "y", "z"]], [[1.0, 2.0, 3.0], [1.0, 2.0]],
+                                    [[1j, 1.0, 1.0]], {"a": 1}])
+def test_topics_that_are_not_numbers_are_named(topics):
+    # np.asarray(topics, dtype=float64) let numpy speak alone ("could not
+    # convert string to float: 'x'", "inhomogeneous shape", a TypeError).
+    X = np.ones((4, 3))
+    for call in (lambda: top_words(topics, ["a", "b", "c"]),
+                 lambda: topic_summary(topics, X, ["a", "b", "c"]),
+                 lambda: topic_coherence(topics, X, top_n=2)):
+        with pytest.raises(ValueError, match=r"Topics \(components_\) must be an array of "
+                                             "numbers"):
+            call()
+
+
 def test_fitted_estimator_without_topics_is_not_told_to_fit(fitted):
     # A fitted MultinomialLDS used to get "has no components_: fit it first".
     from sklearn.exceptions import NotFittedError
