@@ -3,6 +3,7 @@ Pólya-Gamma Gibbs sampling (Linderman, Johnson & Adams 2015; MODELS.md
 section 4).
 """
 
+import reprlib
 from numbers import Number, Real
 
 import numpy as np
@@ -914,6 +915,17 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
 
     # ---------------------------------------------------------------- topics
     def _slice_position(self, time_slice):
+        # A sequence was compared element-wise: [0, 1, 2, 3] matched slice 0
+        # (as many labels as slices), [0, 1] raised numpy's broadcast error.
+        try:
+            sequence = np.ndim(time_slice) != 0
+        except ValueError:  # ragged nested sequences
+            sequence = True
+        if sequence:
+            raise ValueError(
+                "time_slice must be one label of time_slices_, not a sequence; got "
+                f"{reprlib.repr(time_slice)}."
+            )
         matches = np.flatnonzero(self.time_slices_ == np.asarray(time_slice))
         if matches.size == 0:
             raise ValueError(
@@ -931,7 +943,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             Topic index, in ``[0, n_components)``.
 
         time_slice : object
-            A label of ``time_slices_``.
+            A label of ``time_slices_`` (one label; a sequence raises a
+            ValueError).
 
         n_words : int, default=10
             Number of words.

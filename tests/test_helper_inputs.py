@@ -90,6 +90,11 @@ def test_dynamic_topic_words_arguments(dtm_chains):
     for topic in (1.7, True, 2, -1):
         with pytest.raises(ValueError, match="topic must be an integer"):
             dtm.get_topic_words(topic, 0)
+    # A sequence of labels was compared element-wise: as many labels as slices
+    # gave the first slice's words, another length numpy's broadcast error.
+    for time_slice in (list(dtm.time_slices_), [1], [0, 1, 2], [[0], [0, 1]]):
+        with pytest.raises(ValueError, match="one label of time_slices_, not a sequence"):
+            dtm.get_topic_words(0, time_slice)
     words = dtm.get_topic_words(np.int64(1), 1, 3, feature_names=np.array(list("abcdefgh")))
     assert len(words) == 3 and all(isinstance(w, str) for w, _ in words)
     with pytest.raises(ValueError, match="one set of topics per time slice"):
