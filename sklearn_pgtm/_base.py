@@ -769,10 +769,20 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         """The ``topic_word_prior`` parameter as the chain takes it: "auto", a
         float, or a validated (n_components, n_features) array turned into a
         word-major (n_features, n_components) one."""
-        prior = self.topic_word_prior
-        if isinstance(prior, str) or np.ndim(prior) == 0:
-            return prior
-        prior = np.asarray(prior, dtype=np.float64)
+        if isinstance(self.topic_word_prior, str):
+            return self.topic_word_prior
+        try:
+            prior = np.asarray(self.topic_word_prior)
+        except ValueError as exc:  # ragged rows: numpy's message alone
+            raise ValueError(f"{type(self).__name__}: topic_word_prior as an array must be "
+                             f"a (n_components, n_features) array of numbers ({exc}).") from exc
+        if prior.ndim == 0:
+            return self.topic_word_prior
+        # Strings were parsed as numbers and True read as 1.0.
+        if prior.dtype.kind not in "iuf":
+            raise ValueError(f"{type(self).__name__}: topic_word_prior as an array must hold "
+                             f"numbers; got an array of dtype {prior.dtype}.")
+        prior = prior.astype(np.float64)
         if prior.shape != (n_topics, n_words):
             raise ValueError(
                 f"{type(self).__name__}: topic_word_prior as an array must have shape "

@@ -91,3 +91,18 @@ def test_array_prior_errors():
         GibbsLDA(2, topic_word_prior=np.ones((3, 4))).fit(X)
     with pytest.raises(ValueError, match="positive"):
         GibbsLDA(2, topic_word_prior=np.zeros((2, 4))).fit(X)
+
+
+@pytest.mark.parametrize("prior, match", [
+    # Ragged rows raised numpy's "inhomogeneous shape" alone (from np.ndim);
+    # strings of numbers were parsed, and True was read as 1.0.
+    ([[0.1, 0.2, 0.1, 0.1], [0.1]], "must be a .* array of numbers .*inhomogeneous"),
+    (np.full((2, 4), "0.5"), "must hold numbers; got an array of dtype <U3"),
+    (np.ones((2, 4), dtype=bool), "must hold numbers; got an array of dtype bool"),
+])
+def test_array_prior_must_be_numbers(prior, match):
+    X = np.ones((5, 4))
+    with pytest.raises(ValueError, match=f"topic_word_prior as an array {match}"):
+        GibbsLDA(2, max_iter=2, burn_in=1, topic_word_prior=prior).fit(X)
+    fitted = GibbsLDA(2, max_iter=2, burn_in=1, topic_word_prior=np.ones((2, 4), dtype=int))
+    np.testing.assert_array_equal(fitted.fit(X).topic_word_prior_, np.ones((2, 4)))
