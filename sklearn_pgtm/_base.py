@@ -22,6 +22,7 @@ arrays, the Gibbs run loop with its trace, and one post-fit layer.
 import copy
 import functools
 import hashlib
+import reprlib
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
@@ -182,6 +183,27 @@ def check_feature_names(feature_names, n_features):
         raise ValueError(f"feature_names has {names.shape[0]} entries, but the topics have "
                          f"{n_features} features.")
     return names
+
+
+def real_array(value, name):
+    """``value``, a number or an array-like of real numbers, as a float64
+    array; a ValueError naming ``name`` otherwise. np.asarray(value, float64)
+    let numpy speak alone ("could not convert string to float", an
+    "inhomogeneous shape" for ragged rows, a TypeError from float()), parsed
+    strings of numbers and read True as 1.0. Objects that are real numbers
+    (``fractions.Fraction``) are taken."""
+    try:
+        values = np.asarray(value)
+    except ValueError as exc:  # ragged rows
+        raise ValueError(f"{name} must be a number or an array-like of numbers; its rows "
+                         f"differ in length ({exc}).") from exc
+    if values.dtype.kind == "O" and all(isinstance(v, Real) and not isinstance(v, bool)
+                                        for v in values.flat):
+        values = values.astype(np.float64)
+    if values.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a number or an array-like of numbers; got "
+                         f"{reprlib.repr(value)}.")
+    return values.astype(np.float64)
 
 
 def is_integer_at_least(value, low):
@@ -769,20 +791,11 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         """The ``topic_word_prior`` parameter as the chain takes it: "auto", a
         float, or a validated (n_components, n_features) array turned into a
         word-major (n_features, n_components) one."""
-        if isinstance(self.topic_word_prior, str):
+        if isinstance(self.topic_word_prior, (str, Real)):
             return self.topic_word_prior
-        try:
-            prior = np.asarray(self.topic_word_prior)
-        except ValueError as exc:  # ragged rows: numpy's message alone
-            raise ValueError(f"{type(self).__name__}: topic_word_prior as an array must be "
-                             f"a (n_components, n_features) array of numbers ({exc}).") from exc
+        prior = real_array(self.topic_word_prior, f"{type(self).__name__}: topic_word_prior")
         if prior.ndim == 0:
             return self.topic_word_prior
-        # Strings were parsed as numbers and True read as 1.0.
-        if prior.dtype.kind not in "iuf":
-            raise ValueError(f"{type(self).__name__}: topic_word_prior as an array must hold "
-                             f"numbers; got an array of dtype {prior.dtype}.")
-        prior = prior.astype(np.float64)
         if prior.shape != (n_topics, n_words):
             raise ValueError(
                 f"{type(self).__name__}: topic_word_prior as an array must have shape "

@@ -14,7 +14,6 @@ surface.
 """
 
 import math
-import reprlib
 from dataclasses import dataclass, field
 from numbers import Real
 
@@ -24,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import N_JOBS_CONSTRAINT, GibbsRun, IntegerInterval, trend_z_score
+from ._base import N_JOBS_CONSTRAINT, GibbsRun, IntegerInterval, real_array, trend_z_score
 from ._chain import TopicChain
 from ._kernels._dirichlet import align_topics, gamma_draw, hmc_update
 from ._lda import PRIOR_VALUE, GibbsLDA
@@ -916,8 +915,8 @@ class EmpiricalBayesLDA(GibbsLDA):
     # ---------------------------------------------------------- post-fit
     def _h_points(self, doc_topic_prior, topic_word_prior):
         check_is_fitted(self)
-        alpha = _real_values(doc_topic_prior, "doc_topic_prior")
-        beta = _real_values(topic_word_prior, "topic_word_prior")
+        alpha = real_array(doc_topic_prior, "doc_topic_prior")
+        beta = real_array(topic_word_prior, "topic_word_prior")
         if self._fitted_param("symmetric_alpha"):
             alpha, beta = np.broadcast_arrays(alpha, beta)
             shape = alpha.shape
@@ -1018,18 +1017,6 @@ class EmpiricalBayesLDA(GibbsLDA):
         stat = np.einsum("ij,jk,ik->i", diff, prec, diff)
         inside = (stat <= self.confidence_region_bound(level)).reshape(shape)
         return bool(inside) if inside.ndim == 0 else inside
-
-
-def _real_values(value, name):
-    """``value`` (a number or an array-like of numbers) as a float64 array, or
-    a ValueError naming ``name``: np.asarray raised numpy's own messages
-    ("could not convert string to float", "float() argument must be ..."),
-    and a bool was read as 0 or 1."""
-    values = np.asarray(value)
-    if values.dtype.kind not in "iuf":
-        raise ValueError(f"{name} must be a number or an array-like of numbers; got "
-                         f"{reprlib.repr(value)}.")
-    return values.astype(np.float64)
 
 
 def _aligned(h, perm):

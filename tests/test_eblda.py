@@ -1,6 +1,7 @@
 """Tests of EmpiricalBayesLDA (its kernels: tests/test_priors.py)."""
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -121,10 +122,12 @@ def test_input_validation(fitted):
         per_topic.log_marginal_likelihood([0.1, 0.2], 0.1)
 
 
-@pytest.mark.parametrize("value", ["a", None, True, 1j, {"a": 1}, [0.1, "b"]])
+@pytest.mark.parametrize("value", ["a", None, True, 1j, {"a": 1}, [0.1, "b"],
+                                   [[0.1], [0.1, 0.2]]])
 def test_hyperparameter_points_must_be_numbers(fitted, value):
     # np.asarray(value, dtype=float64) let numpy speak ("could not convert
-    # string to float: 'a'", a TypeError from float()) and read True as 1.0.
+    # string to float: 'a'", a TypeError from float(), "inhomogeneous shape")
+    # and read True as 1.0.
     model, _ = fitted
     h = (model.doc_topic_prior_, model.topic_word_prior_)
     for method in (model.log_marginal_likelihood, model.in_confidence_region):
@@ -134,6 +137,8 @@ def test_hyperparameter_points_must_be_numbers(fitted, value):
         with pytest.raises(ValueError, match="topic_word_prior must be a number"):
             method(h[0], value)
     assert np.isfinite(model.log_marginal_likelihood(np.int64(1), 1))
+    assert (model.log_marginal_likelihood(Fraction(1, 2), 1)
+            == model.log_marginal_likelihood(0.5, 1.0))
 
 
 def test_verbose_prints(capsys, fitted):
