@@ -5,7 +5,9 @@ makes sure that every estimator exported by ``sklearn_pgtm`` passes them with
 small, fast settings, and that none is forgotten.
 """
 
+import ast
 import inspect
+import re
 import sys
 from numbers import Integral
 
@@ -83,6 +85,26 @@ def test_public_estimator_documented(estimator):
     doc = inspect.getdoc(type(estimator))
     for section in ("Parameters", "Attributes", "See Also", "References", "Examples"):
         assert f"\n{section}\n" in doc, f"{type(estimator).__name__} lacks {section}"
+
+
+@pytest.mark.parametrize("name", sklearn_pgtm.__all__)
+def test_documented_parameters_and_defaults_are_the_code_s(name):
+    # Every parameter of __init__ has its "name : type, default=value" entry,
+    # with the value the code has, and no entry documents a parameter that
+    # is gone.
+    cls = getattr(sklearn_pgtm, name)
+    doc = inspect.getdoc(cls)
+    section = doc.split("\nParameters\n----------\n")[1].split("\n\nAttributes\n")[0]
+    entries = dict(re.findall(r"^(\w+) : (.*)$", section, flags=re.M))
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert set(entries) == {p.name for p in parameters}
+    for parameter in parameters:
+        documented = re.search(r"default=(.*)$", entries[parameter.name])
+        if parameter.default is inspect.Parameter.empty:
+            assert documented is None, parameter.name
+            continue
+        assert documented, f"{name}: {parameter.name} does not say its default"
+        assert ast.literal_eval(documented.group(1)) == parameter.default, parameter.name
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda est: type(est).__name__)
