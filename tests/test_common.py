@@ -107,6 +107,30 @@ def test_documented_parameters_and_defaults_are_the_code_s(name):
         assert ast.literal_eval(documented.group(1)) == parameter.default, parameter.name
 
 
+# Documented attributes that a fit on a plain array does not set: names of
+# columns (DataFrame input only) and the GP's hyperparameter draws
+# (hyperparameters="sample" only).
+CONDITIONAL_ATTRIBUTES = {"feature_names_in_", "hyperparameter_samples_", "acceptance_rate_"}
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda est: type(est).__name__)
+def test_fitted_attributes_are_the_documented_ones(estimator):
+    estimator = clone(estimator).set_params(random_state=0)
+    X = np.random.default_rng(0).poisson(2.0, size=(30, 8))
+    if isinstance(estimator, MultinomialGaussianProcess):
+        estimator.fit(np.linspace(0.0, 1.0, 30)[:, None], X)
+    elif isinstance(estimator, GibbsSLDAClassifier):
+        estimator.fit(X, np.arange(30) % 2)
+    else:
+        estimator.fit(X)
+    doc = inspect.getdoc(type(estimator))
+    section = doc.split("\nAttributes\n----------\n")[1].split("\n\nSee Also\n")[0]
+    documented = set(re.findall(r"^(\w+) : ", section, flags=re.M))
+    fitted = {name for name in vars(estimator) if name.endswith("_") and name[0] != "_"}
+    assert fitted - documented == set(), "fitted but not documented"
+    assert documented - fitted - CONDITIONAL_ATTRIBUTES == set(), "documented but not fitted"
+
+
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda est: type(est).__name__)
 def test_a_boolean_is_not_an_integer_parameter(estimator):
     # bool is an Integral: n_components=True passed scikit-learn's interval as
