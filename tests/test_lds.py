@@ -489,13 +489,14 @@ def test_inference_settings_set_after_fit_are_validated_at_the_call(small_fit, s
 
 
 @pytest.mark.parametrize("params", [
-    {"state_noise_prior": 1e-18}, {"emission_prior_scale": 1e-300},
+    {"state_noise_prior": 1e-18}, {"state_noise_prior": 1e30}, {"emission_prior_scale": 1e-300},
     {"emission_prior_scale": 1e160}, {"offset_prior_scale": 1e-300},
     {"offset_prior_scale": 1e160}])
 def test_prior_settings_beyond_float_precision_are_refused(params):
     # Accepted by the validation (any positive value), they failed inside fit:
     # LinAlgError (the posterior scale of Q rounded to not positive definite),
-    # ZeroDivisionError and OverflowError (the precisions 1 / scale**2).
+    # ZeroDivisionError and OverflowError (the precisions 1 / scale**2); a
+    # huge state noise gave a NaN score.
     X, _, _ = _simulate(1, n_rows=30, n_counts=3)
     name = next(iter(params))
     with pytest.raises(InvalidParameterError, match=name):
@@ -504,11 +505,13 @@ def test_prior_settings_beyond_float_precision_are_refused(params):
 
 def test_prior_settings_at_the_limits_fit():
     X, _, _ = _simulate(1, n_rows=30, n_counts=3)
-    for params in ({"state_noise_prior": 1e-10}, {"emission_prior_scale": 1e-150},
+    for params in ({"state_noise_prior": 1e-10}, {"state_noise_prior": 1e4},
+                   {"emission_prior_scale": 1e-150},
                    {"offset_prior_scale": 1e-150}, {"offset_prior_scale": 1e150},
                    {"offset_prior_scale": 0}):
         lds = MultinomialLDS(2, max_iter=4, n_particles=10, random_state=0, **params).fit(X)
-        assert np.isfinite(lds.score(X)), params
+        score = lds.score(X)
+        assert np.isfinite(score) and score > -10.0, params
 
 
 def test_burn_in_must_leave_a_sweep():
