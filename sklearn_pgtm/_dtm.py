@@ -3,7 +3,7 @@ Pólya-Gamma Gibbs sampling (Linderman, Johnson & Adams 2015; MODELS.md
 section 4).
 """
 
-import reprlib
+import datetime
 from numbers import Number, Real
 
 import numpy as np
@@ -915,22 +915,20 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
 
     # ---------------------------------------------------------------- topics
     def _slice_position(self, time_slice):
-        # A sequence was compared element-wise: [0, 1, 2, 3] matched slice 0
-        # (as many labels as slices), [0, 1] raised numpy's broadcast error.
-        try:
-            sequence = np.ndim(time_slice) != 0
-        except ValueError:  # ragged nested sequences
-            sequence = True
-        if sequence:
-            raise ValueError(
-                "time_slice must be one label of time_slices_, not a sequence; got "
-                f"{reprlib.repr(time_slice)}."
-            )
-        matches = np.flatnonzero(self.time_slices_ == np.asarray(time_slice))
+        label = np.asarray(time_slice)
+        if label.ndim != 0:
+            raise ValueError(f"time_slice must be one label of time_slices_, got "
+                             f"{time_slice!r}.")
+        if self.time_slices_.dtype.kind in "mM" and isinstance(
+                time_slice, (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)):
+            # A pandas Timestamp or a datetime is an object array, which never
+            # equals a datetime64 label.
+            label = label.astype(self.time_slices_.dtype)
+        matches = np.flatnonzero(self.time_slices_ == label)
         if matches.size == 0:
             raise ValueError(
                 f"time_slice={time_slice!r} is not one of the time slices seen in fit "
-                f"(time_slices_ = {self.time_slices_.tolist()!r})."
+                f"(time_slices_ = {self._slice_labels()!r})."
             )
         return int(matches[0])
 
@@ -943,8 +941,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             Topic index, in ``[0, n_components)``.
 
         time_slice : object
-            A label of ``time_slices_`` (one label; a sequence raises a
-            ValueError).
+            One label of ``time_slices_`` (for datetime64 labels, also a
+            ``datetime`` or pandas ``Timestamp`` equal to it).
 
         n_words : int, default=10
             Number of words.
@@ -991,13 +989,26 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         Returns
         -------
         evolution : dict
-            ``{time label: [(word, probability), ...]}`` in time order.
+            ``{time label: [(word, probability), ...]}`` in time order; the
+            labels of ``time_slices_`` as ``tolist()`` gives them, except
+            datetime64 labels of nanosecond units (pandas' datetimes), which
+            ``tolist()`` turns into integers: those are ``numpy.datetime64``.
         """
         check_is_fitted(self)
         return {
-            label: self.get_topic_words(topic, label, n_words, feature_names)
-            for label in self.time_slices_.tolist()
+            label: self.get_topic_words(topic, self.time_slices_[s], n_words, feature_names)
+            for s, label in enumerate(self._slice_labels())
         }
+
+    def _slice_labels(self):
+        """The labels of ``time_slices_`` as Python objects (``tolist``), but
+        datetime64 / timedelta64 labels that ``tolist`` turns into integers
+        (nanosecond units: pandas' datetimes) as numpy scalars."""
+        labels = self.time_slices_.tolist()
+        if self.time_slices_.dtype.kind in "mM":
+            labels = [self.time_slices_[s] if isinstance(label, int) else label
+                      for s, label in enumerate(labels)]
+        return labels
 
     @property
     def _n_features_out(self):

@@ -588,6 +588,30 @@ def test_topic_words_and_evolution(fitted):
         fitted.get_topic_words(1, 2003, 4, feature_names=set(names))
 
 
+def test_topic_words_of_nanosecond_datetime_slices(dynamic_corpus):
+    # pandas datetimes are datetime64[ns], which tolist() turns into integers:
+    # topic_evolution looked the integers up and raised "not one of the time
+    # slices", and a Timestamp (an object array) never matched a label.
+    pd = pytest.importorskip("pandas")
+    X, times, _, _ = dynamic_corpus
+    X, times = X[::3], times[::3]
+    stamps = pd.Series(np.array([f"{v}-06-30" for v in times], dtype="datetime64[ns]"))
+    dtm = DynamicTopicModel(2, max_iter=3, warm_start_iter=2, random_state=0).fit(X, stamps)
+    assert dtm.time_slices_.dtype == np.dtype("datetime64[ns]")
+    evolution = dtm.topic_evolution(0, n_words=3)
+    assert list(evolution) == list(dtm.time_slices_)
+    label = dtm.time_slices_[2]
+    expected = dtm.get_topic_words(0, label, 3)
+    assert evolution[label] == expected
+    assert dtm.get_topic_words(0, pd.Timestamp("2002-06-30"), 3) == expected
+    assert dtm.get_topic_words(0, datetime.datetime(2002, 6, 30), 3) == expected
+    with pytest.raises(ValueError, match="one label of time_slices_"):
+        dtm.get_topic_words(0, [label, label], 3)
+    with pytest.raises(ValueError, match=r"not one of the time slices seen in fit "
+                                         r"\(time_slices_ = \[np.datetime64\('2000"):
+        dtm.get_topic_words(0, pd.Timestamp("2002-07-01"), 3)
+
+
 def test_ordered_categorical_times_out_of_sort_order_are_refused(dynamic_corpus):
     # The slices follow the sorted labels: an ordered categorical declaring
     # another order (months by name) was silently fitted in text order.
