@@ -72,6 +72,10 @@ def topic_word_matrix(obj):
                          f"model; {alternatives}")
     else:
         components = model
+    if sp.issparse(components):
+        # np.asarray of a sparse matrix failed with "setting an array element
+        # with a sequence", naming nothing.
+        components = components.toarray()
     try:
         components = np.asarray(components, dtype=np.float64)
     except (TypeError, ValueError) as exc:

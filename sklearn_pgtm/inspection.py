@@ -69,7 +69,8 @@ def top_words(estimator, feature_names=None, n_words=10):
         A fitted topic model with ``components_`` (any estimator of this
         package, scikit-learn's
         :class:`~sklearn.decomposition.LatentDirichletAllocation`, ...), a
-        fitted Pipeline containing one, or the topics as rows of weights.
+        fitted Pipeline containing one, or the topics as rows of weights (an
+        array or a sparse matrix).
 
     feature_names : array-like of str of shape (n_features,), default=None
         The words of the features. None: taken from a Pipeline's steps

@@ -89,7 +89,10 @@ def split_document_completion(X, *, random_state=None):
 
 def _check_weights(values, whom, name):
     """A 2-d array of finite non-negative weights as float64, or a ValueError
-    naming ``name``."""
+    naming ``name``. A scipy sparse matrix is densified (np.asarray of one
+    failed with numpy's "setting an array element with a sequence")."""
+    if sp.issparse(values):
+        values = values.toarray()
     try:
         values = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -114,12 +117,12 @@ def heldout_perplexity(doc_topic, topic_word, X_heldout):
 
     Parameters
     ----------
-    doc_topic : array-like of shape (n_samples, n_components)
+    doc_topic : {array-like, sparse matrix} of shape (n_samples, n_components)
         Topic proportions of the documents: finite and non-negative (rows are
         renormalized; a row may be all zero only for a document without
         held-out counts).
 
-    topic_word : array-like of shape (n_components, n_features)
+    topic_word : {array-like, sparse matrix} of shape (n_components, n_features)
         Topics (e.g. ``components_``): finite and non-negative, no row all
         zero (rows are renormalized).
 
@@ -291,7 +294,8 @@ def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, tex
         A fitted topic model with ``components_`` (this package's estimators,
         scikit-learn's :class:`~sklearn.decomposition.LatentDirichletAllocation`,
         ...), a Pipeline containing one (its last step with ``components_``),
-        or the topics themselves as rows of non-negative weights.
+        or the topics themselves as rows of non-negative weights (an array or
+        a sparse matrix).
 
     X : {array-like, sparse matrix} of shape (n_documents, n_features) or None
         The reference corpus as document-term counts over the topics'

@@ -37,6 +37,22 @@ def test_top_words_order_and_ties():
     assert len(top_words(topics, names, n_words=10)[0]) == 4
 
 
+def test_sparse_topics_are_read_as_arrays():
+    # np.asarray of a sparse matrix failed with numpy's "setting an array
+    # element with a sequence" in top_words, topic_summary and topic_coherence.
+    import scipy.sparse as sp
+
+    topics = np.array([[1.0, 3.0, 3.0, 0.5], [0.0, 0.0, 0.0, 2.0]])
+    X = np.array([[1, 2, 0, 0], [0, 1, 1, 3], [2, 0, 1, 1]])
+    names = ["a", "b", "c", "d"]
+    for sparse in (sp.csr_matrix(topics), sp.csr_array(topics)):
+        assert top_words(sparse, names, n_words=3) == top_words(topics, names, n_words=3)
+        assert str(topic_summary(sparse, X, names, n_words=2)) == str(
+            topic_summary(topics, X, names, n_words=2))
+        np.testing.assert_array_equal(topic_coherence(sparse, X, top_n=2),
+                                      topic_coherence(topics, X, top_n=2))
+
+
 def test_feature_names_from_pipeline(fitted):
     vec, X, lda = fitted
     expected = top_words(lda, vec.get_feature_names_out(), n_words=4)

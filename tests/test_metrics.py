@@ -138,6 +138,19 @@ def test_heldout_perplexity_rejects_inconsistent_input(args, match):
         heldout_perplexity(*args(theta, phi, X))
 
 
+def test_heldout_perplexity_reads_sparse_proportions_and_topics():
+    # np.asarray of a sparse matrix failed: "doc_topic must be an array of
+    # numbers (setting an array element with a sequence.)".
+    theta = np.array([[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]])
+    phi = np.array([[0.4, 0.3, 0.2, 0.1], [0.0, 0.2, 0.3, 0.5]])
+    X = np.array([[1, 0, 2, 0], [0, 3, 0, 1], [1, 1, 1, 1]])
+    expected = heldout_perplexity(theta, phi, X)
+    for to_sparse in (sp.csr_matrix, sp.csc_array):
+        assert heldout_perplexity(to_sparse(theta), to_sparse(phi), X) == expected
+    with pytest.raises(ValueError, match="doc_topic contains negative"):
+        heldout_perplexity(sp.csr_matrix(-theta), phi, X)
+
+
 def test_heldout_perplexity_ignores_zero_rows_without_heldout_counts():
     # An empty document is never scored: its proportions do not matter.
     theta = np.array([[0.5, 0.5], [0.0, 0.0]])
