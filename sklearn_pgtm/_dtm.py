@@ -919,10 +919,12 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         if label.ndim != 0:
             raise ValueError(f"time_slice must be one label of time_slices_, got "
                              f"{time_slice!r}.")
-        if self.time_slices_.dtype.kind in "mM" and isinstance(
-                time_slice, (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)):
+        like = {"M": (datetime.date, np.datetime64), "m": (datetime.timedelta, np.timedelta64)}
+        if isinstance(time_slice, like.get(self.time_slices_.dtype.kind, ())):
             # A pandas Timestamp or a datetime is an object array, which never
-            # equals a datetime64 label.
+            # equals a datetime64 label; to_numpy keeps a Timestamp's nanoseconds.
+            if hasattr(time_slice, "to_numpy"):
+                label = np.asarray(time_slice.to_numpy())
             label = label.astype(self.time_slices_.dtype)
         matches = np.flatnonzero(self.time_slices_ == label)
         if matches.size == 0:

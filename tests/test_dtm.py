@@ -605,6 +605,9 @@ def test_topic_words_of_nanosecond_datetime_slices(dynamic_corpus):
     assert evolution[label] == expected
     assert dtm.get_topic_words(0, pd.Timestamp("2002-06-30"), 3) == expected
     assert dtm.get_topic_words(0, datetime.datetime(2002, 6, 30), 3) == expected
+    stamps.iloc[:] = stamps + pd.Timedelta(1)  # nanoseconds are kept
+    shifted = DynamicTopicModel(2, max_iter=3, warm_start_iter=2, random_state=0).fit(X, stamps)
+    assert shifted.get_topic_words(0, pd.Timestamp("2002-06-30") + pd.Timedelta(1), 3) == expected
     with pytest.raises(ValueError, match="one label of time_slices_"):
         dtm.get_topic_words(0, [label, label], 3)
     with pytest.raises(ValueError, match=r"not one of the time slices seen in fit "
