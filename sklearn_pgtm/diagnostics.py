@@ -24,6 +24,7 @@ from scipy.stats import rankdata
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted
 
 from . import _coherence
 from ._base import is_integer_at_least
@@ -692,9 +693,14 @@ def _collect_quantities(models, n_iter, orders, n_blocks):
 def _common_length(models):
     """Number of sweeps traced by every chain (they must trace the log-likelihood)."""
     lengths = []
-    for model in models:
+    for index, model in enumerate(models):
         trace = _trace_part(model, "log_likelihood")
         if trace is None:
+            if hasattr(model, "fit"):
+                # An unfitted chain was told it "does not record its chain".
+                check_is_fitted(model, msg=(
+                    f"Chain {index} (%(name)s) is not fitted: the chains are compared by "
+                    "the traces of their fits; fit them first (run_chains does)."))
             raise ValueError(
                 f"{type(model).__name__} has no log_likelihood_trace_ (nor "
                 "trace_.log_likelihood, nor a per-sweep log_likelihood_): it does not record "

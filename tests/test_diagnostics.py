@@ -10,6 +10,7 @@ from sklearn.decomposition import LatentDirichletAllocation
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
+from sklearn.exceptions import NotFittedError
 
 from sklearn_pgtm.diagnostics import (
     Chains,
@@ -317,6 +318,11 @@ def test_summary_errors():
         summary([lda, lda])
     with pytest.raises(ValueError, match="No chains"):
         summary([])
+    # An unfitted chain was told it "does not record its chain".
+    unfitted = [fitted[0], FakeTopicChain(max_iter=10)]
+    for call in (lambda: summary(unfitted), lambda: Chains(unfitted, [0, 1]).traces()):
+        with pytest.raises(NotFittedError, match=r"Chain 1 \(FakeTopicChain\) is not fitted"):
+            call()
     with pytest.raises(ValueError, match="several fitted chains"):
         summary(fitted[0])
 
