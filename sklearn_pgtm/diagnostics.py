@@ -378,6 +378,10 @@ def run_chains(estimator, X, y=None, *, n_chains=4, n_jobs=None, random_state=No
     """
     if not is_integer_at_least(n_chains, 1):
         raise ValueError(f"n_chains must be a positive integer; got {n_chains!r}.")
+    if n_jobs is not None and (not isinstance(n_jobs, Integral) or isinstance(n_jobs, bool)):
+        # effective_n_jobs truncates with int(): 1.5 ran one chain at a time
+        # and 0.5 was told that "n_jobs == 0 has no meaning".
+        raise ValueError(f"n_jobs must be None or an integer (-1: all cores); got {n_jobs!r}.")
     n_threads = effective_n_jobs(n_jobs, n_chains)
     seeds = _chain_seeds(random_state, int(n_chains))
     clones = [_seeded_clone(estimator, seed) for seed in seeds]

@@ -191,6 +191,11 @@ def test_run_chains_sets_random_state_inside_pipelines():
         run_chains(pipe, docs, n_chains=0)
     with pytest.raises(ValueError, match="n_jobs"):
         run_chains(pipe, docs, n_jobs=0)
+    # Truncated by int() before: 1.5 ran as 1, 0.5 was refused as "n_jobs == 0".
+    for n_jobs in (1.5, 0.5, "2", True):
+        with pytest.raises(ValueError, match=f"n_jobs must be None or an integer .*got "
+                                             f"{n_jobs!r}"):
+            run_chains(pipe, docs, n_jobs=n_jobs)
 
 
 def test_long_chains_agree_after_topic_alignment():
