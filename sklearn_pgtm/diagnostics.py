@@ -40,7 +40,12 @@ ESS_PER_CHAIN = 100
 
 # -- R-hat and ESS -------------------------------------------------------------
 def _as_draws(draws, whom):
-    x = np.asarray(draws, dtype=np.float64)
+    try:
+        x = np.asarray(draws, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        # Chains of different lengths gave numpy's "inhomogeneous shape" error.
+        raise ValueError(f"{whom}: draws must be numbers of shape (n_chains, n_draws), every "
+                         f"chain as long ({exc}).") from exc
     if x.ndim == 1:
         x = x[None, :]
     if x.ndim != 2:

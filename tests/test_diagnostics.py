@@ -82,6 +82,13 @@ def test_constant_and_degenerate_draws():
         ess_bulk(np.array([[1.0, np.nan, 2.0, 3.0]]))
     with pytest.raises(ValueError, match="shape"):
         ess_tail(np.ones((2, 3, 4)))
+    # numpy's "inhomogeneous shape" error before, naming no argument.
+    for diagnostic in (rhat, ess_bulk, ess_tail):
+        with pytest.raises(ValueError, match=f"{diagnostic.__name__}: draws must be numbers "
+                                             "of shape .n_chains, n_draws., every chain as long"):
+            diagnostic([[1.0, 2.0, 3.0, 4.0, 5.0], [1.0, 2.0, 3.0, 4.0]])
+        with pytest.raises(ValueError, match="draws must be numbers"):
+            diagnostic([["a", "b", "c", "d"]])
 
 
 @pytest.mark.parametrize("case", ["iid", "ar", "shift", "scale", "cauchy", "discrete",
