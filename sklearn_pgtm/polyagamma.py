@@ -56,6 +56,13 @@ __all__ = ["random_polyagamma", "pg_mean", "pg_var"]
 
 
 def _check_parameters(b, c, whom):
+    for name, value in (("b", b), ("c", c)):
+        kind = np.asarray(value).dtype.kind
+        if kind not in "biuf":
+            # None became NaN ("must be finite (got NaN or infinity)"), a
+            # string or a complex number numpy's conversion error.
+            raise ValueError(f"{whom}: {name} must be a real number or an array of real "
+                             f"numbers; got {value!r}.")
     b = np.asarray(b, dtype=np.float64)
     c = np.asarray(c, dtype=np.float64)
     if np.any(np.isnan(b)) or np.any(np.isnan(c)) or np.any(np.isinf(b)) or np.any(np.isinf(c)):

@@ -17,7 +17,7 @@ from sklearn_pgtm.metrics import (
     split_document_completion,
     topic_coherence,
 )
-from sklearn_pgtm.polyagamma import pg_mean, random_polyagamma
+from sklearn_pgtm.polyagamma import pg_mean, pg_var, random_polyagamma
 from sklearn_pgtm.priors import seeded_topic_word_prior
 
 TOPICS = np.array([[0.5, 0.4, 0.05, 0.05], [0.05, 0.05, 0.5, 0.4]])
@@ -131,6 +131,18 @@ def test_random_polyagamma_arguments():
         with pytest.raises(ValueError, match=match):
             random_polyagamma(1.0, 0.5, random_state=0, **kwargs)
     assert random_polyagamma(1.0, 0.5, size=np.int64(3), random_state=0).shape == (3,)
+
+
+@pytest.mark.parametrize("value", [None, "a", 1 + 1j, [1.0, None], np.array(["1"])])
+def test_polyagamma_parameters_must_be_real_numbers(value):
+    # None was refused as "NaN or infinity"; strings and complex numbers
+    # failed in numpy's float conversion, naming neither b nor c.
+    for func in (random_polyagamma, pg_mean, pg_var):
+        with pytest.raises(ValueError, match=f"{func.__name__}: b must be a real number"):
+            func(value, 0.5)
+        with pytest.raises(ValueError, match=f"{func.__name__}: c must be a real number"):
+            func(1.0, value)
+    assert pg_mean(np.array([True, False]), np.int8(0)).tolist() == [0.25, 0.0]
 
 
 def test_seeded_prior_rejects_bools_and_non_numbers():
