@@ -216,7 +216,11 @@ def random_polyagamma(b=1.0, c=0.0, *, method="exact", n_terms=8, size=None,
     if size is None:
         shape = np.broadcast_shapes(b.shape, c.shape)
     else:
-        shape = (size,) if np.isscalar(size) else tuple(size)
+        # np.ndim: a 0-d array (np.array(3)) is one size, not a tuple of them
+        # (tuple() of it raised "iteration over a 0-d array").
+        if isinstance(size, np.ndarray):
+            size = size.tolist()
+        shape = (size,) if np.ndim(size) == 0 else tuple(size)
         if not all(is_integer_at_least(n, 0) for n in shape):
             raise ValueError(f"size must be a non-negative integer or a tuple of them; got "
                              f"{size!r}.")

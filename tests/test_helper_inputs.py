@@ -131,6 +131,10 @@ def test_random_polyagamma_arguments():
         with pytest.raises(ValueError, match=match):
             random_polyagamma(1.0, 0.5, random_state=0, **kwargs)
     assert random_polyagamma(1.0, 0.5, size=np.int64(3), random_state=0).shape == (3,)
+    # A 0-d array raised numpy's "iteration over a 0-d array" TypeError.
+    assert random_polyagamma(1.0, 0.5, size=np.array(3), random_state=0).shape == (3,)
+    with pytest.raises(ValueError, match="size must be"):
+        random_polyagamma(1.0, 0.5, size=np.array(2.5))
 
 
 @pytest.mark.parametrize("value", [None, "a", 1 + 1j, [1.0, None], np.array(["1"])])
