@@ -415,6 +415,16 @@ def test_column_kernel_products():
     GaussianProcessRegressor(kernel + WhiteKernel(), random_state=0).fit(X, y)
 
 
+def test_column_kernel_repr_shows_plain_indices():
+    # np.flatnonzero(mask), as the docstring suggests, printed as
+    # columns=[np.int64(0), np.int64(2)] under NumPy 2.
+    kernel = ColumnKernel(RBF(1.0), np.flatnonzero([True, False, True]))
+    assert repr(kernel) == "ColumnKernel(RBF(length_scale=1), columns=[0, 2])"
+    assert repr(ColumnKernel(RBF(1.0), (1,))) == "ColumnKernel(RBF(length_scale=1), columns=[1])"
+    # An invalid value is shown as given (fit says what is wrong with it).
+    assert repr(ColumnKernel(RBF(1.0), "a")).endswith("columns='a')")
+
+
 def test_product_kernel_over_columns_in_the_model():
     # Two groups (column 1) sharing a smooth trend in column 0.
     rng = np.random.default_rng(2)
