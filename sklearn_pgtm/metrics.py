@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative
 
 from . import _coherence
 from ._base import MAX_ROW_COUNT, is_integer_at_least
+from .exceptions import _warn
 
 __all__ = ["split_document_completion", "heldout_perplexity", "document_completion_perplexity",
            "topic_coherence"]
@@ -132,7 +133,9 @@ def heldout_perplexity(doc_topic, topic_word, X_heldout):
     Returns
     -------
     perplexity : float
-        ``exp(-sum n_dw log(theta_d . phi_w) / sum n_dw)``.
+        ``exp(-sum n_dw log(theta_d . phi_w) / sum n_dw)``: ``inf``, with a
+        ``UserWarning``, when a held-out count has probability
+        ``theta_d . phi_w = 0``.
 
     Examples
     --------
@@ -183,7 +186,14 @@ def _heldout_perplexity(doc_topic, topic_word, X_heldout, whom, theta_name, phi_
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     # theta_d . phi_w for every nonzero (d, w) only: never a dense D x V matrix.
     prob = np.einsum("ik,ik->i", theta[rows], phi[:, X.indices].T)
-    log_lik = np.sum(X.data * np.log(np.maximum(prob, 1e-300)))
+    impossible = prob <= 0.0
+    if np.any(impossible):
+        # The formula's value. Clipping at 1e-300 gave a finite number that
+        # depended on the clip (exp(690.8 * share of such counts)).
+        _warn(f"{whom}: {int(X.data[impossible].sum())} held-out count(s) have probability 0 "
+              f"under {theta_name} and {phi_name}; the perplexity is infinite.", UserWarning)
+        return float("inf")
+    log_lik = np.sum(X.data * np.log(prob))
     return float(np.exp(-log_lik / n_total))
 
 
@@ -207,7 +217,8 @@ def document_completion_perplexity(estimator, X, *, random_state=None):
     -------
     perplexity : float
         Perplexity of the second halves given topic proportions inferred
-        from the first halves; lower is better.
+        from the first halves; lower is better (``inf``, with a
+        ``UserWarning``, when a held-out count has probability 0).
 
     Examples
     --------

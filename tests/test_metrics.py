@@ -1,5 +1,7 @@
 """Document completion metrics against a direct NumPy computation."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -149,6 +151,20 @@ def test_heldout_perplexity_reads_sparse_proportions_and_topics():
         assert heldout_perplexity(to_sparse(theta), to_sparse(phi), X) == expected
     with pytest.raises(ValueError, match="doc_topic contains negative"):
         heldout_perplexity(sp.csr_matrix(-theta), phi, X)
+
+
+def test_heldout_perplexity_of_an_impossible_count_is_infinite():
+    # log(0) was clipped at 1e-300: a finite perplexity set by the clip
+    # (here exp(690.8 / 2), about 1e150).
+    theta = np.array([[1.0, 0.0]])
+    phi = np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
+    with pytest.warns(UserWarning, match=r"heldout_perplexity: 1 held-out count\(s\) have "
+                                         "probability 0 under doc_topic and topic_word; the "
+                                         "perplexity is infinite"):
+        assert heldout_perplexity(theta, phi, np.array([[1, 0, 1]])) == np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert heldout_perplexity(theta, phi, np.array([[1, 1, 0]])) == pytest.approx(2.0)
 
 
 def test_heldout_perplexity_ignores_zero_rows_without_heldout_counts():
