@@ -611,7 +611,7 @@ def test_topic_words_of_nanosecond_datetime_slices(dynamic_corpus):
     with pytest.raises(ValueError, match="one label of time_slices_"):
         dtm.get_topic_words(0, [label, label], 3)
     with pytest.raises(ValueError, match=r"not one of the time slices seen in fit "
-                                         r"\(time_slices_ = \[np.datetime64\('2000"):
+                                         r"\(time_slices_ = \[(np|numpy)\.datetime64\('2000"):
         dtm.get_topic_words(0, pd.Timestamp("2002-07-01"), 3)
 
 
