@@ -410,6 +410,10 @@ class CorrelatedTopicModel(GibbsTopicModel):
     n_features_in_ : int
         Number of words seen in :meth:`fit`.
 
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the words seen in :meth:`fit`, when ``X`` has string column
+        names.
+
     See Also
     --------
     GibbsLDA : LDA by the same topic sweep.

@@ -420,6 +420,10 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     n_features_in_ : int
         Number of words seen in :meth:`fit`.
 
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the words seen in :meth:`fit`, when ``X`` has string column
+        names (the default words of :meth:`get_topic_words`).
+
     See Also
     --------
     GibbsLDA : Static LDA (one set of topics for all documents).

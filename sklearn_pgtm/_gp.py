@@ -643,6 +643,10 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
     n_features_in_ : int
         Number of input columns seen in :meth:`fit`.
 
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the input columns seen in :meth:`fit`, when ``X`` has string
+        column names.
+
     See Also
     --------
     sklearn.gaussian_process.GaussianProcessRegressor : GP regression with

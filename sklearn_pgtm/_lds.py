@@ -620,6 +620,10 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     n_features_in_ : int
         Number of categories seen in :meth:`fit`.
 
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the categories seen in :meth:`fit`, when ``X`` has string
+        column names.
+
     See Also
     --------
     CorrelatedTopicModel : Stick-breaking Gaussian vectors behind topic

@@ -483,6 +483,10 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
     n_features_in_ : int
         Number of words (features) seen in :meth:`fit`.
 
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the words seen in :meth:`fit`, when ``X`` has string column
+        names.
+
     n_iter_ : int
         Number of Gibbs sweeps run by each binary model.
 
