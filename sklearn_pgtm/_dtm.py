@@ -213,6 +213,36 @@ def _is_missing(label):
         return True
 
 
+_DATETIME_LIKE = {"M": (datetime.date, np.datetime64), "m": (datetime.timedelta, np.timedelta64)}
+
+
+def _as_datetime64(labels):
+    """Time labels as a datetime64 (or timedelta64) array, or None.
+
+    A datetime64 / timedelta64 array is returned as it is; a 1-D object array
+    of timezone-naive datetime-likes (``datetime``, ``date``, pandas
+    ``Timestamp``, ``numpy.datetime64``), or of timedelta-likes, is converted,
+    each label at its own resolution (a Timestamp keeps its nanoseconds);
+    other labels give None. A list of Timestamps is an object array and a
+    pandas Series of them a datetime64 one: converted, the two compare.
+    """
+    if labels.dtype.kind in "mM":
+        return labels
+    if labels.dtype.kind != "O" or labels.size == 0:
+        return None
+    for kind, like in _DATETIME_LIKE.items():
+        if all(isinstance(x, like) and getattr(x, "tzinfo", None) is None for x in labels):
+            break
+    else:
+        return None
+    scalar = np.datetime64 if kind == "M" else np.timedelta64
+    try:
+        return np.array([x.to_numpy() if hasattr(x, "to_numpy") else scalar(x)
+                         for x in labels])
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 def _check_times(times, n_samples, whom):
     """One orderable label per document as a 1-D array, or a clear ValueError."""
     _check_category_order(times, whom)
@@ -741,6 +771,14 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             return np.full(n_docs, n_slices - 1, dtype=np.intp)
         times = _check_times(times, n_docs, whom)
         fitted = self.time_slices_
+        if "O" in (fitted.dtype.kind, times.dtype.kind):
+            # Datetime-likes compare as datetime64, in whichever container
+            # they come (a Series of Timestamps is datetime64, a list of them
+            # an object array, which numpy could not compare with the other).
+            fitted_dt, times_dt = _as_datetime64(fitted), _as_datetime64(times)
+            if (fitted_dt is not None and times_dt is not None
+                    and fitted_dt.dtype.kind == times_dt.dtype.kind):
+                fitted, times = fitted_dt, times_dt
         groups = ("biuf", "US", "M", "m")
         kinds = (fitted.dtype.kind, times.dtype.kind)
         try:
@@ -854,7 +892,10 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             Time label of each document. Each document is read with the
             topics of its slice (the latest slice not after an unseen label;
             the first slice for labels before it). None reads every document
-            with the topics of the last slice.
+            with the topics of the last slice. Timezone-naive dates and times
+            compare with the fitted ones in any container (a pandas Series of
+            datetimes, a list of Timestamps, ``datetime`` or ``date`` objects,
+            a datetime64 array).
 
         Returns
         -------
@@ -923,14 +964,16 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         if label.ndim != 0:
             raise ValueError(f"time_slice must be one label of time_slices_, got "
                              f"{time_slice!r}.")
-        like = {"M": (datetime.date, np.datetime64), "m": (datetime.timedelta, np.timedelta64)}
-        if isinstance(time_slice, like.get(self.time_slices_.dtype.kind, ())):
+        fitted = self.time_slices_
+        fitted_dt = _as_datetime64(fitted)
+        if fitted_dt is not None:
             # A pandas Timestamp or a datetime is an object array, which never
-            # equals a datetime64 label; to_numpy keeps a Timestamp's nanoseconds.
-            if hasattr(time_slice, "to_numpy"):
-                label = np.asarray(time_slice.to_numpy())
-            label = label.astype(self.time_slices_.dtype)
-        matches = np.flatnonzero(self.time_slices_ == label)
+            # equals a datetime64 label: both compare as datetime64, at their
+            # own resolutions (no rounding of the label to the slices' unit).
+            label_dt = _as_datetime64(np.array([time_slice], dtype=object))
+            if label_dt is not None and label_dt.dtype.kind == fitted_dt.dtype.kind:
+                fitted, label = fitted_dt, label_dt[0]
+        matches = np.flatnonzero(fitted == label)
         if matches.size == 0:
             raise ValueError(
                 f"time_slice={time_slice!r} is not one of the time slices seen in fit "
@@ -947,8 +990,9 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             Topic index, in ``[0, n_components)``.
 
         time_slice : object
-            One label of ``time_slices_`` (for datetime64 labels, also a
-            ``datetime`` or pandas ``Timestamp`` equal to it).
+            One label of ``time_slices_`` (for date or time labels, also a
+            ``datetime``, ``date``, pandas ``Timestamp`` or ``numpy.datetime64``
+            equal to it).
 
         n_words : int, default=10
             Number of words.

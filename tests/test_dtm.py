@@ -615,6 +615,37 @@ def test_topic_words_of_nanosecond_datetime_slices(dynamic_corpus):
         dtm.get_topic_words(0, pd.Timestamp("2002-07-01"), 3)
 
 
+def test_datetime_labels_compare_in_any_container(dynamic_corpus):
+    # A Series of datetimes is datetime64, a list of Timestamps (or of
+    # datetimes, dates) an object array: fitted with one, transform with the
+    # other raised "cannot be compared ... '<' not supported between
+    # instances of 'int' and 'Timestamp'".
+    pd = pytest.importorskip("pandas")
+    X, times, _, _ = dynamic_corpus
+    X, times = X[::3], times[::3]
+    series = pd.Series(np.array([f"{v}-06-30" for v in times], dtype="datetime64[ns]"))
+    forms = {"series": series, "timestamps": list(series),
+             "datetimes": [t.to_pydatetime() for t in series],
+             "dates": [t.date() for t in series], "datetime64[D]": series.to_numpy("M8[D]")}
+    params = dict(n_components=2, max_iter=3, warm_start_iter=2, random_state=0)
+    for fitted_with in ("series", "timestamps", "dates"):
+        dtm = DynamicTopicModel(**params).fit(X, forms[fitted_with])
+        expected = dtm.transform(X, forms[fitted_with])
+        for name, given in forms.items():
+            np.testing.assert_array_equal(dtm.transform(X, given), expected,
+                                          err_msg=f"fit with {fitted_with}, given {name}")
+        words = dtm.get_topic_words(0, dtm.time_slices_[1], 2)
+        for label in (pd.Timestamp("2001-06-30"), datetime.date(2001, 6, 30),
+                      np.datetime64("2001-06-30")):
+            assert dtm.get_topic_words(0, label, 2) == words
+        # Compared at its own resolution, not rounded to the slices' unit.
+        with pytest.raises(ValueError, match="not one of the time slices"):
+            dtm.get_topic_words(0, pd.Timestamp("2001-06-30 12:00"), 2)
+    # Timezone-aware labels are not compared with naive ones.
+    with pytest.raises(ValueError, match="cannot be compared"):
+        dtm.transform(X, series.dt.tz_localize("UTC"))
+
+
 def test_ordered_categorical_times_out_of_sort_order_are_refused(dynamic_corpus):
     # The slices follow the sorted labels: an ordered categorical declaring
     # another order (months by name) was silently fitted in text order.
