@@ -228,12 +228,12 @@ def _training_topic_share(model, n_topics):
     return share[share.shape[0] // 2:].mean(axis=0)
 
 
-def _prevalence(model, X, n_topics):
-    """Token-weighted mean of ``transform(X)``: the fraction of X's tokens in
-    each topic (None when the model has no transform of that width)."""
+def _prevalence(model, counts, n_topics):
+    """Token-weighted mean of ``transform(counts)``: the fraction of the
+    tokens in each topic (None when the model has no transform of that
+    width); ``counts`` is X checked by ``_as_count_csr``."""
     if not hasattr(model, "transform"):
         return None
-    counts = _as_count_csr(X, "topic_summary")
     theta = np.asarray(model.transform(counts), dtype=np.float64)
     if theta.ndim != 2 or theta.shape[1] != n_topics:
         return None
@@ -269,12 +269,14 @@ def topic_summary(estimator, X=None, feature_names=None, *, n_words=10, measure=
     X : {array-like, sparse matrix} of shape (n_documents, n_features), default=None
         Documents as counts over the topics' features (raw documents when
         ``estimator`` is a Pipeline whose steps before the topic model
-        vectorize them), typically the training corpus. Gives the
-        prevalences (from the model's ``transform``) and the coherences
-        (co-occurrence of the top words in X). Without X, the prevalences
-        come from the model's ``trace_.topic_share`` (training tokens per
-        topic, averaged over the second half of the sweeps) when it has one,
-        and there are no coherences.
+        vectorize them; counts are rounded to integers, with a
+        ``UserWarning`` when most nonzero entries are fractional), typically
+        the training corpus. Gives the prevalences (from the model's
+        ``transform``) and the coherences (co-occurrence of the top words in
+        X). Without X, the prevalences come from the model's
+        ``trace_.topic_share`` (training tokens per topic, averaged over the
+        second half of the sweeps) when it has one, and there are no
+        coherences.
 
     feature_names : array-like of str of shape (n_features,), default=None
         The words of the features; see :func:`top_words`.
@@ -347,6 +349,9 @@ def topic_summary(estimator, X=None, feature_names=None, *, n_words=10, measure=
     if X is not None:
         if head is not None and not sp.issparse(X) and np.asarray(X).dtype.kind not in "biuf":
             X = head.transform(X)
+        if hasattr(model, "transform") or measure is not None:
+            # Validated (and fractional input warned about) once for both uses.
+            X = _as_count_csr(X, "topic_summary")
         prevalence = _prevalence(model, X, n_topics)
         if measure is not None:
             if n_words < 2:

@@ -20,14 +20,14 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, check_non_negative
 
 from . import _coherence
-from ._base import MAX_ROW_COUNT, is_integer_at_least
+from ._base import MAX_ROW_COUNT, is_integer_at_least, warn_if_fractional
 from .exceptions import _warn
 
 __all__ = ["split_document_completion", "heldout_perplexity", "document_completion_perplexity",
            "topic_coherence"]
 
 
-def _as_count_csr(X, whom):
+def _as_count_csr(X, whom, name="X"):
     if X is None:
         raise ValueError(f"{whom}: X is None; pass a document-term count matrix.")
     # check_array reads pandas' nullable columns (pandas.NA becomes NaN, refused
@@ -43,6 +43,9 @@ def _as_count_csr(X, whom):
     if X.data.size and X.data.max() > MAX_ROW_COUNT:
         raise ValueError(f"{whom}: a count of X is {X.data.max():.3g}; counts above "
                          f"{MAX_ROW_COUNT:.3g} are not supported.")
+    # As the estimators do: TF-IDF or normalized rows rounded to counts
+    # (mostly 0) were measured silently.
+    warn_if_fractional(X.data, whom, name=name)
     X.data = np.rint(X.data)
     X.eliminate_zeros()
     return X.astype(np.int64)
@@ -54,7 +57,8 @@ def split_document_completion(X, *, random_state=None):
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        Document-term counts (non-negative; rounded to integers).
+        Document-term counts (non-negative; rounded to integers, with a
+        ``UserWarning`` when most nonzero entries are fractional).
 
     random_state : int, RandomState instance or None, default=None
         Seed of the binomial split.
@@ -128,7 +132,9 @@ def heldout_perplexity(doc_topic, topic_word, X_heldout):
         zero (rows are renormalized).
 
     X_heldout : {array-like, sparse matrix} of shape (n_samples, n_features)
-        Held-out counts (non-negative; rounded to integers), at least one.
+        Held-out counts (non-negative; rounded to integers, with a
+        ``UserWarning`` when most nonzero entries are fractional), at least
+        one.
 
     Returns
     -------
@@ -155,7 +161,7 @@ def _heldout_perplexity(doc_topic, topic_word, X_heldout, whom, theta_name, phi_
                         x_name):
     """:func:`heldout_perplexity`, its errors naming the arguments as the
     caller knows them."""
-    X = _as_count_csr(X_heldout, whom)
+    X = _as_count_csr(X_heldout, whom, x_name)
     theta = _check_weights(doc_topic, whom, theta_name)
     phi = _check_weights(topic_word, whom, phi_name)
     if theta.shape[1] != phi.shape[0]:
@@ -207,7 +213,9 @@ def document_completion_perplexity(estimator, X, *, random_state=None):
         documents) and ``components_`` (topics as rows over the features).
 
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        Held-out documents (not used in fitting ``estimator``).
+        Held-out documents (not used in fitting ``estimator``): counts,
+        rounded to integers, with a ``UserWarning`` when most nonzero entries
+        are fractional.
 
     random_state : int, RandomState instance or None, default=None
         Seed of the binomial split of the counts
@@ -243,6 +251,7 @@ def document_completion_perplexity(estimator, X, *, random_state=None):
             + " (DynamicTopicModel: use its perplexity(X, times), which reads each "
             "document at its slice's topics; a Pipeline: pass its last step and the counts "
             "its first steps make).")
+    X = _as_count_csr(X, "document_completion_perplexity")
     observed, heldout = split_document_completion(X, random_state=random_state)
     theta = estimator.transform(observed)
     return _heldout_perplexity(theta, components, heldout, "document_completion_perplexity",
@@ -310,10 +319,12 @@ def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, tex
 
     X : {array-like, sparse matrix} of shape (n_documents, n_features) or None
         The reference corpus as document-term counts over the topics'
-        features (typically the training corpus). Raw documents are accepted
-        when ``estimator_or_components`` is a Pipeline: the steps before the
-        topic model turn them into counts. May be None when ``texts`` is
-        given (the texts are then also the documents).
+        features (typically the training corpus; rounded to integers, with a
+        ``UserWarning`` when most nonzero entries are fractional). Raw
+        documents are accepted when ``estimator_or_components`` is a
+        Pipeline: the steps before the topic model turn them into counts.
+        May be None when ``texts`` is given (the texts are then also the
+        documents).
 
     measure : {"umass", "npmi", "cv"}, default="npmi"
         The coherence measure. The default is NPMI: bounded, symmetric, and

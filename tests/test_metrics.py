@@ -167,6 +167,39 @@ def test_heldout_perplexity_of_an_impossible_count_is_infinite():
         assert heldout_perplexity(theta, phi, np.array([[1, 1, 0]])) == pytest.approx(2.0)
 
 
+def test_fractional_counts_warn_as_in_the_estimators():
+    # TF-IDF-like input was rounded to counts (mostly 0) without a word by
+    # the metrics, where the estimators warn.
+    from sklearn_pgtm.inspection import topic_summary
+    from sklearn_pgtm.metrics import topic_coherence
+
+    rng = np.random.default_rng(0)
+    tfidf = rng.uniform(0.1, 2.0, size=(6, 4))
+    theta = np.full((6, 2), 0.5)
+    phi = np.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4]])
+    calls = {
+        "split_document_completion": lambda: split_document_completion(tfidf, random_state=0),
+        "heldout_perplexity": lambda: heldout_perplexity(theta, phi, tfidf),
+        "document_completion_perplexity": lambda: document_completion_perplexity(
+            _Fixed(theta, phi), tfidf, random_state=0),
+        "topic_coherence": lambda: topic_coherence(phi, tfidf, top_n=2),
+        "topic_summary": lambda: topic_summary(_Fixed(theta, phi), tfidf, list("abcd"),
+                                               n_words=2),
+    }
+    for whom, call in calls.items():
+        with pytest.warns(UserWarning, match="are not integers") as record:
+            call()
+        fractional = [str(w.message) for w in record if "are not integers" in str(w.message)]
+        assert len(fractional) == 1 and fractional[0].startswith(f"{whom}: 24 of the 24"), \
+            fractional
+    name = "X_heldout"
+    with pytest.warns(UserWarning, match=f"nonzero entries of {name} are not integers"):
+        heldout_perplexity(theta, phi, tfidf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        heldout_perplexity(theta, phi, np.rint(tfidf) + 1)
+
+
 def test_heldout_perplexity_ignores_zero_rows_without_heldout_counts():
     # An empty document is never scored: its proportions do not matter.
     theta = np.array([[0.5, 0.5], [0.0, 0.0]])
