@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from . import _coherence
 from ._base import check_feature_names, is_integer_at_least
-from .metrics import _as_count_csr, topic_coherence
+from .metrics import _as_count_csr, _transform_counts, topic_coherence
 
 __all__ = ["TopicSummary", "top_words", "topic_summary"]
 
@@ -228,13 +228,13 @@ def _training_topic_share(model, n_topics):
     return share[share.shape[0] // 2:].mean(axis=0)
 
 
-def _prevalence(model, counts, n_topics):
+def _prevalence(model, counts, X, n_topics):
     """Token-weighted mean of ``transform(counts)``: the fraction of the
     tokens in each topic (None when the model has no transform of that
-    width); ``counts`` is X checked by ``_as_count_csr``."""
+    width); ``counts`` is ``X`` checked by ``_as_count_csr``."""
     if not hasattr(model, "transform"):
         return None
-    theta = np.asarray(model.transform(counts), dtype=np.float64)
+    theta = np.asarray(_transform_counts(model, counts, X), dtype=np.float64)
     if theta.ndim != 2 or theta.shape[1] != n_topics:
         return None
     lengths = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
@@ -349,14 +349,15 @@ def topic_summary(estimator, X=None, feature_names=None, *, n_words=10, measure=
     if X is not None:
         if head is not None and not sp.issparse(X) and np.asarray(X).dtype.kind not in "biuf":
             X = head.transform(X)
+        counts = X
         if hasattr(model, "transform") or measure is not None:
             # Validated (and fractional input warned about) once for both uses.
-            X = _as_count_csr(X, "topic_summary")
-        prevalence = _prevalence(model, X, n_topics)
+            counts = _as_count_csr(X, "topic_summary")
+        prevalence = _prevalence(model, counts, X, n_topics)
         if measure is not None:
             if n_words < 2:
                 raise ValueError("A coherence needs n_words >= 2; pass measure=None.")
-            coherence = topic_coherence(components, X, measure=measure, top_n=n_words)
+            coherence = topic_coherence(components, counts, measure=measure, top_n=n_words)
     else:
         prevalence = _training_topic_share(model, n_topics)
     coef = _classifier_weights(model, n_topics)

@@ -14,6 +14,8 @@ together in a reference corpus (UMass, NPMI and C_V, as in gensim's
 ``CoherenceModel``; User Guide: :ref:`coherence`).
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
@@ -49,6 +51,23 @@ def _as_count_csr(X, whom, name="X"):
     X.data = np.rint(X.data)
     X.eliminate_zeros()
     return X.astype(np.int64)
+
+
+def _transform_counts(model, counts, X):
+    """``model.transform(counts)``, ``counts`` made from ``X`` by
+    :func:`_as_count_csr`. A DataFrame X with the columns the model was
+    fitted with loses them in the conversion, and scikit-learn then warned
+    that "X does not have valid feature names"; that warning is left out
+    when X's columns are the fitted ones (and kept otherwise)."""
+    columns = getattr(X, "columns", None)
+    fitted = getattr(model, "feature_names_in_", None)
+    if columns is None or fitted is None or len(columns) != len(fitted) or any(
+            str(a) != str(b) or not isinstance(a, str) for a, b in zip(columns, fitted)):
+        return model.transform(counts)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="X does not have valid feature names",
+                                category=UserWarning)
+        return model.transform(counts)
 
 
 def split_document_completion(X, *, random_state=None):
@@ -251,9 +270,9 @@ def document_completion_perplexity(estimator, X, *, random_state=None):
             + " (DynamicTopicModel: use its perplexity(X, times), which reads each "
             "document at its slice's topics; a Pipeline: pass its last step and the counts "
             "its first steps make).")
-    X = _as_count_csr(X, "document_completion_perplexity")
-    observed, heldout = split_document_completion(X, random_state=random_state)
-    theta = estimator.transform(observed)
+    counts = _as_count_csr(X, "document_completion_perplexity")
+    observed, heldout = split_document_completion(counts, random_state=random_state)
+    theta = _transform_counts(estimator, observed, X)
     return _heldout_perplexity(theta, components, heldout, "document_completion_perplexity",
                                f"{type(estimator).__name__}.transform(X)", "components_", "X")
 

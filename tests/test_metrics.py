@@ -200,6 +200,31 @@ def test_fractional_counts_warn_as_in_the_estimators():
         heldout_perplexity(theta, phi, np.rint(tfidf) + 1)
 
 
+def test_dataframe_counts_do_not_warn_about_feature_names():
+    # X was converted to a sparse matrix before the model's transform, which
+    # then warned "X does not have valid feature names, but ... was fitted
+    # with feature names" for the very DataFrame it was fitted on.
+    pd = pytest.importorskip("pandas")
+    from sklearn_pgtm.inspection import topic_summary
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.poisson(1.0, size=(20, 6)), columns=list("abcdef"))
+    lda = LatentDirichletAllocation(n_components=2, max_iter=5, random_state=0).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = document_completion_perplexity(lda, X, random_state=0)
+        summary = topic_summary(lda, X, n_words=2)
+    with pytest.warns(UserWarning, match="feature names"):
+        # An array to a model fitted on a DataFrame: scikit-learn's warning.
+        assert value == document_completion_perplexity(lda, X.to_numpy(), random_state=0)
+    lengths = X.to_numpy().sum(axis=1)
+    np.testing.assert_allclose(summary.prevalence,
+                               lengths @ lda.transform(X) / lengths.sum())
+    # Other columns still get it.
+    with pytest.warns(UserWarning, match="feature names"):
+        document_completion_perplexity(lda, X.rename(columns={"a": "z"}), random_state=0)
+
+
 def test_heldout_perplexity_ignores_zero_rows_without_heldout_counts():
     # An empty document is never scored: its proportions do not matter.
     theta = np.array([[0.5, 0.5], [0.0, 0.0]])
