@@ -4,6 +4,7 @@ section 4).
 """
 
 import datetime
+import reprlib
 from numbers import Number, Real
 
 import numpy as np
@@ -960,10 +961,15 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
 
     # ---------------------------------------------------------------- topics
     def _slice_position(self, time_slice):
-        label = np.asarray(time_slice)
-        if label.ndim != 0:
-            raise ValueError(f"time_slice must be one label of time_slices_, got "
-                             f"{time_slice!r}.")
+        # A sequence was compared element-wise: [0, 1, 2, 3] matched slice 0
+        # (as many labels as slices), [0, 1] raised numpy's broadcast error.
+        try:
+            label = np.asarray(time_slice)
+        except ValueError:  # ragged nested sequences
+            label = None
+        if label is None or label.ndim != 0:
+            raise ValueError("time_slice must be one label of time_slices_, not a sequence; "
+                             f"got {reprlib.repr(time_slice)}.")
         fitted = self.time_slices_
         fitted_dt = _as_datetime64(fitted)
         if fitted_dt is not None:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
-from scipy.special import expit, log_expit
+from scipy.special import log_expit
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_pgtm import DynamicTopicModel

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.special import expit, logsumexp
+from scipy.special import expit
 from scipy.stats import invwishart, multinomial
 from sklearn.utils._param_validation import InvalidParameterError
 

@@ -2,7 +2,6 @@
 
 import math
 
-import numpy as np
 from numba import njit
 
 from ._config import CACHE
