@@ -784,7 +784,19 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         n_threads = effective_n_jobs(self.n_jobs)
         rng = check_random_state(self.random_state)
         with one_blas_thread():
-            self._run_sampler(X, Y, rng, n_threads)
+            try:
+                self._run_sampler(X, Y, rng, n_threads)
+            except np.linalg.LinAlgError as exc:
+                # The Cholesky factor of I + W^1/2 K W^1/2 (W the Polya-Gamma
+                # precisions, about the counts / 4) loses its identity term
+                # to rounding once counts times the kernel's variance reach
+                # about 1e16 (numba's "Matrix is not positive definite").
+                raise ValueError(
+                    "MultinomialGaussianProcess.fit: the posterior covariance of the latent "
+                    f"functions is not positive definite in float64 (largest count "
+                    f"{Y.max():.3g}): the counts times the kernel's variance exceed float "
+                    "precision. Scale the counts down or bound the kernel's amplitude."
+                ) from exc
         return self
 
     def _run_sampler(self, X, Y, rng, n_threads):

@@ -854,7 +854,7 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
     discarded = _burn_in_count(burn_in, n_iter)
     if n_iter - discarded < 4:
         raise ValueError(
-            f"Only {n_iter - discarded} sweeps per chain are left after discarding "
+            f"Only {_count(n_iter - discarded, 'sweep')} per chain left after discarding "
             f"{discarded} of {n_iter} as warm-up; at least 4 are needed (run longer)."
         )
     if not isinstance(rhat_threshold, Real) or not rhat_threshold > 1.0:

@@ -319,8 +319,10 @@ def test_summary_of_hand_fitted_chains_and_text():
 
 def test_summary_errors():
     fitted = [FakeTopicChain(max_iter=10, random_state=s).fit(X_FAKE) for s in range(2)]
-    with pytest.raises(ValueError, match="at least 4"):
+    with pytest.raises(ValueError, match="Only 2 sweeps per chain left .* at least 4"):
         summary(fitted, burn_in=8)
+    with pytest.raises(ValueError, match="Only 1 sweep per chain left"):
+        summary(fitted, burn_in=9)
     with pytest.raises(ValueError, match="burn_in"):
         summary(fitted, burn_in=1.5)
     with pytest.raises(ValueError, match="burn_in"):

@@ -607,3 +607,15 @@ def test_wrong_shapes_at_prediction(data):
         gp.predict(np.ones((2, 3)))
     with pytest.raises(ValueError, match="categories"):
         gp.score(u, y[:, :2])
+
+
+def test_counts_beyond_float_precision_get_a_clear_error():
+    # Counts times the kernel's variance near 1e17: the Cholesky factor of
+    # I + W^1/2 K W^1/2 lost its identity term and numba raised a bare
+    # LinAlgError ("Matrix is not positive definite") from inside a kernel.
+    X = np.linspace(0.0, 1.0, 20)[:, None]
+    Y = np.random.default_rng(0).multinomial(10**6, [0.2, 0.3, 0.5], size=20) * 1e8
+    kernel = ConstantKernel(1000.0, "fixed") * RBF(1000.0, "fixed")
+    gp = MultinomialGaussianProcess(kernel, max_iter=4, burn_in=2, random_state=0)
+    with pytest.raises(ValueError, match="exceed float precision"):
+        gp.fit(X, Y)
