@@ -322,11 +322,12 @@ def _seeded_clone(estimator, seed):
     return est.set_params(**{name: seed for name in names})
 
 
-def _fit_chain(estimator, X, y):
-    return estimator.fit(X) if y is None else estimator.fit(X, y)
+def _fit_chain(estimator, X, y, params):
+    return estimator.fit(X, **params) if y is None else estimator.fit(X, y, **params)
 
 
-def run_chains(estimator, X, y=None, *, n_chains=4, n_jobs=None, random_state=None):
+def run_chains(estimator, X, y=None, *, n_chains=4, n_jobs=None, random_state=None,
+               params=None):
     """Fit clones of an estimator with independent seeds: several Markov chains.
 
     Read more in the :ref:`User Guide <diagnostics>`.
@@ -358,6 +359,11 @@ def run_chains(estimator, X, y=None, *, n_chains=4, n_jobs=None, random_state=No
         Draws the chains' seeds (distinct integers); the same value gives the
         same chains.
 
+    params : dict, default=None
+        Further arguments of every chain's ``fit``, e.g. ``{"lengths":
+        lengths}`` for :class:`~sklearn_pgtm.MultinomialLDS` with several
+        sequences (as scikit-learn's ``cross_validate(params=...)``).
+
     Returns
     -------
     chains : Chains
@@ -387,11 +393,13 @@ def run_chains(estimator, X, y=None, *, n_chains=4, n_jobs=None, random_state=No
         # effective_n_jobs truncates with int(): 1.5 ran one chain at a time
         # and 0.5 was told that "n_jobs == 0 has no meaning".
         raise ValueError(f"n_jobs must be None or an integer (-1: all cores); got {n_jobs!r}.")
+    if params is not None and not isinstance(params, dict):
+        raise ValueError(f"params must be a dict of fit arguments or None; got {params!r}.")
     n_threads = effective_n_jobs(n_jobs, n_chains)
     seeds = _chain_seeds(random_state, int(n_chains))
     clones = [_seeded_clone(estimator, seed) for seed in seeds]
     fitted = Parallel(n_jobs=n_threads, prefer="threads")(
-        delayed(_fit_chain)(est, X, y) for est in clones
+        delayed(_fit_chain)(est, X, y, params or {}) for est in clones
     )
     return Chains(fitted, seeds)
 

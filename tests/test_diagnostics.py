@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.decomposition import LatentDirichletAllocation
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import Pipeline
@@ -339,6 +339,23 @@ def test_summary_errors():
             call()
     with pytest.raises(ValueError, match="several fitted chains"):
         summary(fitted[0])
+
+
+def test_run_chains_passes_fit_params():
+    # MultinomialLDS with several sequences needs fit(X, lengths=...), which
+    # run_chains had no way to pass.
+    from sklearn_pgtm import MultinomialLDS
+
+    X = np.random.default_rng(0).poisson(2.0, size=(40, 5))
+    lds = MultinomialLDS(2, max_iter=6, n_samples=2, n_particles=10)
+    chains = run_chains(lds, X, n_chains=2, random_state=0, params={"lengths": [25, 15]})
+    seed = chains.random_states_[0]
+    alone = lds.set_params(random_state=seed).fit(X, lengths=[25, 15])
+    one_sequence = clone(lds).fit(X)
+    assert np.array_equal(chains.estimators_[0].emission_matrix_, alone.emission_matrix_)
+    assert not np.array_equal(alone.emission_matrix_, one_sequence.emission_matrix_)
+    with pytest.raises(ValueError, match="params must be a dict"):
+        run_chains(lds, X, n_chains=2, params=[("lengths", [25, 15])])
 
 
 def test_traces_of_different_lengths_use_the_common_part():
