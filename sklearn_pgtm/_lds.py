@@ -1115,9 +1115,11 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
 
         lengths : array-like of int, default=None
             Lengths of the sequences in X; only the last one is forecast.
+            Only with X.
 
         continue_training : bool, default=False
-            If True, X continues the last training sequence.
+            If True, X continues the last training sequence (without X the
+            forecast always follows it).
 
         Returns
         -------
@@ -1132,6 +1134,9 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         n_draws = S["A"].shape[0]
         whom = f"{type(self).__name__}.forecast"
         if X is None:
+            if lengths is not None:
+                raise ValueError(f"{whom}: lengths describe the sequences of X; without X "
+                                 "the forecast follows the last training sequence.")
             clouds = np.repeat(S["z_end"][:, None, :], self.n_particles, axis=1)
             weights = np.full(n_draws, 1.0 / n_draws)
         else:

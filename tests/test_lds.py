@@ -460,6 +460,8 @@ def test_input_validation(small_fit):
         lds.transform(X[:, :4])
     with pytest.raises(ValueError, match="n_steps"):
         lds.forecast(0)
+    with pytest.raises(ValueError, match="lengths describe the sequences of X"):
+        lds.forecast(2, lengths=[30, 30])  # was ignored silently
     with pytest.raises(ValueError, match="no positive count"):
         MultinomialLDS(2, max_iter=2).fit(np.zeros((6, 3)))
 
