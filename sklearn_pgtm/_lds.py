@@ -171,6 +171,37 @@ def _sequence_ptr(lengths, n_rows, whom):
     return seq_ptr
 
 
+# ------------------------------------------------------------ kept draws
+
+
+class _KeptDraws:
+    """The kept posterior draws of the parameters, stacked over the draws:
+    ``A`` and ``Q`` (n_draws, L, L), ``C`` (n_draws, K - 1, L), ``mu``
+    (n_draws, K - 1) and ``z_end`` (n_draws, L), the last state of the last
+    training sequence."""
+
+    _NAMES = ("A", "Q", "C", "mu", "z_end")
+
+    def __init__(self):
+        self._kept = []
+
+    def keep(self, chain):
+        """Record the chain's current draw."""
+        self._kept.append(tuple(np.array(value) for value in
+                                (chain.A, chain.Q, chain.C, chain.mu, chain.z[-1])))
+
+    def stack(self):
+        """Stack the recorded draws into contiguous arrays (after the chain)."""
+        for name, values in zip(self._NAMES, zip(*self._kept)):
+            setattr(self, name, np.ascontiguousarray(np.stack(values)))
+        del self._kept
+        return self
+
+    @property
+    def n_draws(self):
+        return self.A.shape[0]
+
+
 # ---------------------------------------------------------------- priors
 
 
@@ -822,7 +853,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         n_calibrate = min(self._burn_in(), _CALIBRATION_SWEEPS) if self.calibrate_offset else 0
         row_weight = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
         target = freq[0] * (row_weight.sum() / freq.sum())
-        samples = {"A": [], "Q": [], "C": [], "mu": [], "z_end": []}
+        draws = _KeptDraws()
         trace = np.empty(self.max_iter)
         reporter = ProgressReporter(whom, self.verbose)
         for it in range(self.max_iter):
@@ -831,15 +862,11 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
                 chain.calibrate_offsets(row_weight, target)
             trace[it] = chain.log_likelihood()
             if it in kept:
-                samples["A"].append(chain.A)
-                samples["Q"].append(chain.Q)
-                samples["C"].append(chain.C)
-                samples["mu"].append(chain.mu)
-                samples["z_end"].append(chain.z[-1].copy())
+                draws.keep(chain)
             if reporter.due(it, self.max_iter):
                 reporter.report(it, self.max_iter,
                                 log_likelihood_per_count=trace[it] / max(data.n_counts, 1.0))
-        self._samples = {key: np.ascontiguousarray(np.stack(val)) for key, val in samples.items()}
+        self._draws = draws.stack()
         self._prior = prior
         self.dynamics_matrix_ = chain.A
         self.dynamics_covariance_ = chain.Q
@@ -964,8 +991,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         """Mean and Cholesky factor of the first state of a scored sequence
         under kept draw s."""
         if continue_training:
-            A = self._samples["A"][s]
-            return A @ self._samples["z_end"][s], np.linalg.cholesky(self._samples["Q"][s])
+            draws = self._draws
+            return draws.A[s] @ draws.z_end[s], np.linalg.cholesky(draws.Q[s])
         return self.initial_state_mean_, np.linalg.cholesky(self.initial_state_covariance_)
 
     def _particle_filter(self, X, lengths, continue_training, whom, proba, seed_offset):
@@ -981,7 +1008,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             raise ValueError(f"{whom}: with continue_training=True, X must be one sequence "
                              "(it continues the last training sequence).")
         data = self._stick_data(X, seq_ptr)
-        n_draws = self._samples["A"].shape[0]
+        n_draws = self._draws.n_draws
         n_seq = data.n_sequences
         n_units = n_draws * n_seq
         states = make_streams([self._infer_seed, seed_offset], n_units)
@@ -989,8 +1016,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         probas = np.zeros((n_draws, data.n_rows, self.n_features_in_)) if proba else None
         # n_particles is read at each call; the state width is the fit's.
         clouds = np.zeros((n_units, self.n_particles, self._n_states()))
-        S = self._samples
-        chols = [np.linalg.cholesky(q) for q in S["Q"]]
+        S = self._draws
+        chols = [np.linalg.cholesky(q) for q in S.Q]
 
         def run(lo, hi):
             for unit in range(lo, hi):
@@ -1000,12 +1027,12 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
                 if proba:
                     particle_predictive_proba(
                         data.stick_ptr, data.totals, data.kappa, data.row_log_coef, a, b,
-                        start_mean, start_chol, S["A"][s], chols[s], S["C"][s], S["mu"][s],
+                        start_mean, start_chol, S.A[s], chols[s], S.C[s], S.mu[s],
                         states[unit], clouds[unit], log_pred[s, a:b], probas[s, a:b])
                 else:
                     particle_log_predictive(
                         data.stick_ptr, data.totals, data.kappa, data.row_log_coef, a, b,
-                        start_mean, start_chol, S["A"][s], chols[s], S["C"][s], S["mu"][s],
+                        start_mean, start_chol, S.A[s], chols[s], S.C[s], S.mu[s],
                         states[unit], clouds[unit], log_pred[s, a:b])
 
         map_ranges(run, balanced_cuts(np.arange(n_units + 1), self._threads(n_units)))
@@ -1130,14 +1157,14 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         check_call_settings(self, _CALL_SETTINGS)
         if not is_integer_at_least(n_steps, 1):
             raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}.")
-        S = self._samples
-        n_draws = S["A"].shape[0]
+        S = self._draws
+        n_draws = S.n_draws
         whom = f"{type(self).__name__}.forecast"
         if X is None:
             if lengths is not None:
                 raise ValueError(f"{whom}: lengths describe the sequences of X; without X "
                                  "the forecast follows the last training sequence.")
-            clouds = np.repeat(S["z_end"][:, None, :], self.n_particles, axis=1)
+            clouds = np.repeat(S.z_end[:, None, :], self.n_particles, axis=1)
             weights = np.full(n_draws, 1.0 / n_draws)
         else:
             log_pred, _, clouds_all, data = self._particle_filter(
@@ -1153,8 +1180,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
 
         def run(lo, hi):
             for s in range(lo, hi):
-                forecast_proba(clouds[s], S["A"][s], np.linalg.cholesky(S["Q"][s]), S["C"][s],
-                               S["mu"][s], states[s], out[s])
+                forecast_proba(clouds[s], S.A[s], np.linalg.cholesky(S.Q[s]), S.C[s],
+                               S.mu[s], states[s], out[s])
 
         map_ranges(run, balanced_cuts(np.arange(n_draws + 1), self._threads(n_draws)))
         return self._to_columns(np.einsum("s,shv->hv", weights, out))

@@ -526,10 +526,10 @@ def test_burn_in_must_leave_a_sweep():
             MultinomialLDS(2, max_iter=6, burn_in=burn_in).fit(X)
     lds = MultinomialLDS(2, max_iter=6, burn_in=5, n_samples=3, n_particles=10,
                          random_state=0).fit(X)
-    assert lds._samples["A"].shape[0] == 1
+    assert lds._draws.n_draws == 1
     # The default burn_in (max_iter // 2) works for any max_iter.
     lds = MultinomialLDS(2, max_iter=1, n_samples=3, n_particles=10, random_state=0).fit(X)
-    assert lds._samples["A"].shape[0] == 1
+    assert lds._draws.n_draws == 1
 
 
 def test_initial_state_is_the_documented_prior():
