@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from numba import njit
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import float_array
 from ._kernels._config import CACHE
 from .exceptions import _warn
 
@@ -72,17 +73,7 @@ def topic_word_matrix(obj):
                          f"model; {alternatives}")
     else:
         components = model
-    if sp.issparse(components):
-        # np.asarray of a sparse matrix failed with "setting an array element
-        # with a sequence", naming nothing.
-        components = components.toarray()
-    try:
-        components = np.asarray(components, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        # Strings, ragged rows, None in a row: numpy's own message alone
-        # ("could not convert string to float") did not say what was read.
-        raise ValueError("Topics (components_) must be an array of numbers of shape "
-                         f"(n_topics, n_features) ({exc}).") from exc
+    components = float_array(components, "Topics (components_)")
     if components.ndim == 3 and hasattr(model, "time_slices_"):
         raise ValueError(
             f"{type(model).__name__} has one set of topics per time slice (components_ of "

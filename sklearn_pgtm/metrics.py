@@ -22,7 +22,7 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, check_non_negative
 
 from . import _coherence
-from ._base import MAX_ROW_COUNT, is_integer_at_least, warn_if_fractional
+from ._base import MAX_ROW_COUNT, float_array, is_integer_at_least, warn_if_fractional
 from .exceptions import _warn
 
 __all__ = ["split_document_completion", "heldout_perplexity", "document_completion_perplexity",
@@ -113,14 +113,8 @@ def split_document_completion(X, *, random_state=None):
 
 def _check_weights(values, whom, name):
     """A 2-d array of finite non-negative weights as float64, or a ValueError
-    naming ``name``. A scipy sparse matrix is densified (np.asarray of one
-    failed with numpy's "setting an array element with a sequence")."""
-    if sp.issparse(values):
-        values = values.toarray()
-    try:
-        values = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{whom}: {name} must be an array of numbers ({exc}).") from exc
+    naming ``name`` (a scipy sparse matrix is densified)."""
+    values = float_array(values, f"{whom}: {name}")
     if values.ndim != 2:
         raise ValueError(f"{whom}: {name} must be a 2-d array; got shape {values.shape}.")
     if not np.all(np.isfinite(values)):
