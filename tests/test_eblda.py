@@ -171,6 +171,24 @@ def test_fixed_hmc_step_and_batches(fitted):
     assert np.isnan(EmpiricalBayesLDA(3, n_samples=10, burn_in=0).fit(X).acceptance_rate_)
 
 
+@pytest.mark.parametrize("sampler, n_components, X, hyperprior", [
+    ("hmc", 1, np.random.RandomState(0).poisson(1.0, size=(20, 15)), (0.01, 0.01)),
+    ("augmentation", 3, np.full((6, 1), 3), (0.001, 0.001)),
+])
+def test_priors_that_wander_below_float_resolution_fit(sampler, n_components, X, hyperprior):
+    """alpha is not identified with one topic, nor beta with one word, and a
+    vague hyperprior lets the chain take it below 1e-16; the augmentation's
+    first-token probability then raised ZeroDivisionError from inside the
+    kernel (test_priors: test_augmentation_at_tiny_priors_counts_every_first_token)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = EmpiricalBayesLDA(n_components, sampler=sampler, hyperprior=hyperprior,
+                                  n_samples=200, burn_in=50, n_final_iter=4, n_infer_iter=3,
+                                  random_state=1).fit(X)
+    assert np.all(np.isfinite(model.hyperparameter_samples_))
+    assert np.all(np.isfinite(model.transform(X)))
+
+
 def test_stuck_hmc_warns(fitted):
     _, X = fitted
     with pytest.warns(ConvergenceWarning, match="accepted 0 %.* of its proposals"):

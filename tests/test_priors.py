@@ -230,6 +230,31 @@ def test_h_update_targets_conditional_posterior(sampler):
     np.testing.assert_allclose(draws.mean(axis=0), expected, rtol=0.05)
 
 
+@pytest.mark.parametrize("h", [1e-17, 1e-300])
+def test_augmentation_at_tiny_priors_counts_every_first_token(h):
+    """The first token of a count is a new table with probability h / (h + 0)
+    = 1 at every h > 0: with every count 1, the shapes are exact. The
+    probability was computed as h / ((h + 1) - 1.0), which rounds to 0 / 0
+    (ZeroDivisionError inside the kernel) below about 1e-16: an HMC or
+    augmentation chain of EmpiricalBayesLDA reached such priors."""
+    doc_topic = np.zeros((12, 3), dtype=np.int32)
+    doc_topic[np.arange(12), np.arange(12) % 3] = 1
+    doc_topic[::4, (np.arange(12)[::4] + 1) % 3] = 1
+    word_topic = np.zeros((20, 3), dtype=np.int32)
+    word_topic[np.arange(15), np.arange(15) % 3] = 1
+    hist = _histograms(doc_topic, word_topic)
+    topic_total = word_topic.sum(axis=0).astype(np.int32)
+    states = make_streams(0, 2)
+    shape = np.empty(3)
+    for _ in range(20):
+        alpha_shapes(np.full(3, h), False, hist, 0.5, states[0], shape)
+        np.testing.assert_array_equal(shape, 0.5 + np.count_nonzero(doc_topic, axis=0))
+        alpha_shapes(np.full(3, h), True, hist, 0.5, states[0], shape)
+        assert shape[0] == 0.5 + np.count_nonzero(doc_topic)
+        b_shape, _ = beta_augmentation(h, hist, topic_total, 20, 0.5, 1.0, states[1])
+        assert b_shape == 0.5 + np.count_nonzero(word_topic)
+
+
 def test_rao_blackwell_density_argmax_and_ratio():
     # One recorded sweep with Gamma(shape, rate) conditionals and a flat-ish
     # prior: the ratio is maximal at the conditional's mode.

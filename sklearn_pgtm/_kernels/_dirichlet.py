@@ -219,6 +219,18 @@ def count_word_histogram(word_topic, lo, hi, word_counts):
 # --------------------------------------------------------------------------
 
 
+@njit(cache=CACHE, nogil=True, inline="always")
+def _new_table_probability(x, level):
+    """``x / (x + level - 1)``, and 1 where the denominator rounds to 0 (level
+    1 with ``x`` below about 1e-16: a prior the data do not determine can
+    wander there under a vague hyperprior, and the division by zero stopped
+    the fit inside the kernel). The grouping ``(x + level) - 1`` is kept:
+    ``x + (level - 1)``, exact at level 1, would change the draws of every
+    chain with "auto" priors."""
+    denominator = x + level - 1.0
+    return x / denominator if denominator > 0.0 else 1.0
+
+
 @njit(cache=CACHE, nogil=True)
 def _doc_survival_binomials(state, hist, t, x):
     """sum_l Binomial(#{d: n_dt >= l}, x / (x + l - 1)) over the levels of topic t."""
@@ -232,7 +244,7 @@ def _doc_survival_binomials(state, hist, t, x):
         while j >= lo and hist.doc_values[j] >= level:
             survival += hist.doc_counts[j]
             j -= 1
-        total += binomial(state, survival, x / (x + level - 1.0))
+        total += binomial(state, survival, _new_table_probability(x, level))
     return total
 
 
@@ -244,7 +256,7 @@ def _word_survival_binomials(state, hist, x):
     for level in range(hist.word_top[0], 0, -1):
         survival += hist.word_counts[level]
         if survival > 0:
-            total += binomial(state, survival, x / (x + level - 1.0))
+            total += binomial(state, survival, _new_table_probability(x, level))
     return total
 
 
