@@ -8,7 +8,7 @@ import reprlib
 from numbers import Number, Real
 
 import numpy as np
-from scipy.special import digamma, gammaln, polygamma
+from scipy.special import digamma, polygamma
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -42,6 +42,7 @@ from ._kernels._dtm import (
     sum_squared_steps,
     topic_word_probabilities,
 )
+from ._kernels._dirichlet import log_doc_topic_joint
 from ._kernels._likelihood import log_predictive
 from ._kernels._polyagamma import PG_METHODS
 from ._kernels._random import document_streams, make_streams, seed_from
@@ -566,11 +567,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         """``log p(w, z | beta, alpha)`` of the training tokens: the words given
         their topics and the slices' topics, plus the topics under the
         documents' Dirichlet prior (proportions integrated out)."""
-        lengths = doc_topic.sum(axis=1)
-        alpha_sum = alpha.sum()
-        n_docs = doc_topic.shape[0]
-        log_topics = (np.sum(gammaln(doc_topic + alpha)) - n_docs * np.sum(gammaln(alpha))
-                      + n_docs * gammaln(alpha_sum) - np.sum(gammaln(lengths + alpha_sum)))
+        log_topics = log_doc_topic_joint(doc_topic, np.ascontiguousarray(alpha, np.float64))
         return float(log_words_given_topics(counts, phi) + log_topics)
 
     # ------------------------------------------------------------------- fit

@@ -383,6 +383,21 @@ def fitted(dynamic_corpus):
                              random_state=0).fit(X, times)
 
 
+def test_log_likelihood_at_a_huge_doc_topic_prior_is_accurate():
+    """The documents' term was a difference of gammaln at alpha, which at
+    alpha = 1e16 lost every digit of the counts' terms: the trace was
+    positive (15301 against about -1462 at 1e12, whose chain is the same)."""
+    rng = np.random.RandomState(0)
+    X = rng.poisson(1.0, size=(30, 15))
+    times = np.repeat([0, 1, 2], 10)
+    traces = [DynamicTopicModel(n_components=3, doc_topic_prior=alpha, max_iter=4,
+                                warm_start_iter=2, n_init=1, random_state=0)
+              .fit(X, times=times).log_likelihood_trace_ for alpha in (1e12, 1e16, 1e20)]
+    assert np.all(traces[0] < 0)
+    np.testing.assert_allclose(traces[1], traces[0], rtol=1e-9)
+    np.testing.assert_allclose(traces[2], traces[0], rtol=1e-9)
+
+
 @pytest.mark.parametrize("setting", [{"n_infer_iter": 2.5}, {"n_infer_iter": 0},
                                      {"n_jobs": 0}])
 def test_inference_settings_set_after_fit_are_validated_at_the_call(dynamic_corpus, setting):

@@ -7,6 +7,8 @@ finite differences, grid quadrature of p(h | z), scipy's digamma and binomial
 law, recovery of known priors from corpora drawn from LDA.
 """
 
+import math
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -29,8 +31,11 @@ from sklearn_pgtm._kernels._dirichlet import (
     gamma_draw,
     hmc_update,
     log_doc_joint,
+    log_doc_topic_joint,
     log_posterior_grad,
+    log_rising,
     log_word_joint,
+    log_word_joint_seeded,
 )
 from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._priors import DirichletPriors, RaoBlackwellDensity, check_prior
@@ -107,6 +112,53 @@ def test_histograms_and_log_joint_match_direct_sums():
         np.testing.assert_allclose(log_doc_joint(alpha, hist), doc_ref, rtol=1e-10)
         np.testing.assert_allclose(log_word_joint(beta, hist, topic_total, word_topic.shape[0]),
                                    word_ref, rtol=1e-10)
+
+
+def _log_rising_by_sum(x, n):
+    """log(x (x + 1) ... (x + n - 1)) summed term by term (no cancellation)."""
+    return math.fsum(math.log(x + i) for i in range(int(n)))
+
+
+@pytest.mark.parametrize("x", [0.3, 7.0, 99.5, 100.0, 2e3, 1e8, 1e16, 1e100])
+def test_log_rising_matches_the_sum_of_logs(x):
+    for n in [0, 1, 2, 3, 10, 250]:
+        np.testing.assert_allclose(log_rising(x, n, math.lgamma(x)),
+                                   _log_rising_by_sum(x, n), rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("alpha, beta", [(1e8, 1e12), (1e16, 1e16), (0.2, 1e300)])
+def test_log_joint_at_huge_priors_is_accurate(alpha, beta):
+    """The log joint was lgamma(c + h) - lgamma(h) per count, which loses the
+    digits of lgamma(h): at h = 1e16 its error was in the hundreds of nats
+    (GibbsLDA's log_likelihood_trace_ -3755 where the exact value is -1122).
+    Reference: the rising factorials summed log by log."""
+    doc_topic, word_topic = _random_counts(4)
+    hist = _histograms(doc_topic, word_topic)
+    topic_total = word_topic.sum(axis=0).astype(np.int32)
+    n_words, n_topics = word_topic.shape
+    lengths = doc_topic.sum(axis=1)
+    doc_ref = (-sum(_log_rising_by_sum(n_topics * alpha, n) for n in lengths if n)
+               + sum(_log_rising_by_sum(alpha, c) for c in doc_topic.ravel()))
+    word_ref = (-sum(_log_rising_by_sum(n_words * beta, m) for m in topic_total)
+                + sum(_log_rising_by_sum(beta, c) for c in word_topic.ravel()))
+    np.testing.assert_allclose(log_doc_joint(np.full(n_topics, alpha), hist), doc_ref,
+                               rtol=1e-12)
+    np.testing.assert_allclose(log_word_joint(beta, hist, topic_total, n_words), word_ref,
+                               rtol=1e-12)
+    seeded = log_word_joint_seeded(np.full((n_words, n_topics), beta), word_topic, topic_total)
+    np.testing.assert_allclose(seeded, word_ref, rtol=1e-12)
+    dense = log_doc_topic_joint(doc_topic, np.full(n_topics, alpha))
+    np.testing.assert_allclose(dense, doc_ref, rtol=1e-12)
+
+
+def test_log_doc_topic_joint_matches_the_histogram_sum():
+    doc_topic, word_topic = _random_counts(5)
+    doc_topic[3] = 0  # an empty document adds nothing
+    hist = _histograms(doc_topic, word_topic)
+    alpha = np.array([0.2, 0.7, 1.5])
+    doc_ref, _ = _log_joint_reference(doc_topic, word_topic, alpha, 0.1)
+    np.testing.assert_allclose(log_doc_topic_joint(doc_topic, alpha), doc_ref, rtol=1e-12)
+    np.testing.assert_allclose(log_doc_joint(alpha, hist), doc_ref, rtol=1e-12)
 
 
 def test_histograms_of_many_topics_match_numpy():
