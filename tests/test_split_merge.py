@@ -23,7 +23,7 @@ from sklearn_pgtm._split_merge import SplitMerge, best_moves
 
 from _corpora import lda_corpus
 from test_lda import _matched_l1
-from test_priors import _log_joint_reference
+from test_priors import _log_joint_reference, _log_rising_by_sum
 from test_sweeps import _assert_counts_exact, _recount
 
 ALPHA, BETA = 0.2, 0.05
@@ -64,6 +64,32 @@ def test_pair_separation_is_the_log_joint_lost_by_merging(corpus):
     for i, j in itertools.combinations(range(5), 2):
         _set_topics(chain, np.where(topics == j, i, topics))
         np.testing.assert_allclose(sep[i, j], before - _log_joint(chain), rtol=1e-9, atol=1e-8)
+    _set_topics(chain, topics)
+
+
+def _exact_log_joint(chain, alpha, beta):
+    """The collapsed log joint as rising factorials summed log by log (exact
+    at any prior, unlike differences of gammaln)."""
+    doc_topic, word_topic = chain.tokens.doc_topic, chain.word_topic
+    n_words, n_topics = word_topic.shape
+    return (sum(_log_rising_by_sum(alpha, c) for c in doc_topic.ravel())
+            - sum(_log_rising_by_sum(n_topics * alpha, n) for n in doc_topic.sum(axis=1))
+            + sum(_log_rising_by_sum(beta, c) for c in word_topic.ravel())
+            - sum(_log_rising_by_sum(n_words * beta, m) for m in chain.topic_total))
+
+
+def test_pair_separation_at_huge_priors_is_exact(corpus):
+    """At priors of 1e16 the gains were differences of lgamma values of about
+    3.6e17, whose rounding (64) swamped them: moves followed the noise."""
+    chain = _chain(corpus, 4)
+    alpha, beta = 1e16, 1e16
+    sep = pair_separations(chain.tokens.doc_topic, chain.word_topic, chain.topic_total,
+                           alpha, beta)
+    before, topics = _exact_log_joint(chain, alpha, beta), chain.tokens.topics.copy()
+    for i, j in itertools.combinations(range(4), 2):
+        _set_topics(chain, np.where(topics == j, i, topics))
+        np.testing.assert_allclose(sep[i, j], before - _exact_log_joint(chain, alpha, beta),
+                                   rtol=1e-9, atol=1e-6)
     _set_topics(chain, topics)
 
 

@@ -24,16 +24,21 @@ import numpy as np
 from numba import njit
 
 from ._config import CACHE
+from ._dirichlet import log_rising
 from ._random import uniform
 
 
 @njit(cache=CACHE, inline="always")
 def _apart(a, b, prior, log_gamma_prior):
-    """``s(a, b; prior)``: the log-joint gain of counts ``a`` and ``b`` kept apart."""
+    """``s(a, b; prior)``: the log-joint gain of counts ``a`` and ``b`` kept
+    apart, ``lgamma(a + prior) + lgamma(b + prior) - lgamma(a + b + prior) -
+    lgamma(prior)``, as rising factorials (:func:`log_rising`: the lgamma
+    differences lost every digit at a prior of 1e16, and moves were chosen
+    by rounding noise)."""
     if a == 0 or b == 0:
         return 0.0
-    return (math.lgamma(a + prior) + math.lgamma(b + prior) - math.lgamma(a + b + prior)
-            - log_gamma_prior)
+    return (log_rising(prior, a, log_gamma_prior) + log_rising(prior, b, log_gamma_prior)
+            - log_rising(prior, a + b, log_gamma_prior))
 
 
 @njit(cache=CACHE, nogil=True)
