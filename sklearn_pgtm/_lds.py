@@ -171,6 +171,22 @@ def _sequence_ptr(lengths, n_rows, whom):
     return seq_ptr
 
 
+def _spectral_radius(matrices):
+    """Largest modulus of the eigenvalues of a stack of square matrices."""
+    return float(np.abs(np.linalg.eigvals(matrices)).max())
+
+
+def _raise_state_overflow(whom, first_bad, n_wanted, unit, whose, radius):
+    """ValueError for a roll-forward whose latent states left float64 at
+    step ``first_bad`` (0-based): unstable dynamics (spectral radius above
+    1) grow the states geometrically, about ``radius**t``, and NaN
+    probabilities followed (numpy's 'pvals contains NaNs' in sample)."""
+    raise ValueError(
+        f"{whom}: the latent states overflow float64 at step {first_bad + 1} of the "
+        f"{n_wanted} {unit}: {whose} unstable (spectral radius {radius:.4g} > 1), so the "
+        f"states grow without bound. Ask for at most {first_bad} {unit}.")
+
+
 # ------------------------------------------------------------ kept draws
 
 
@@ -1152,6 +1168,13 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         -------
         proba : ndarray of shape (n_steps, n_features)
             Rows sum to 1; columns in the order of the training data.
+
+        Raises
+        ------
+        ValueError
+            When the states of a kept draw with unstable dynamics (spectral
+            radius above 1) leave float64 range within ``n_steps``; the
+            message gives the number of steps that can be forecast.
         """
         check_is_fitted(self)
         check_call_settings(self, _CALL_SETTINGS)
@@ -1184,6 +1207,13 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
                                S.mu[s], states[s], out[s])
 
         map_ranges(run, balanced_cuts(np.arange(n_draws + 1), self._threads(n_draws)))
+        finite = np.isfinite(out).all(axis=2)
+        if not finite.all():
+            unstable = ~finite.all(axis=1)
+            _raise_state_overflow(
+                whom, int(np.argmin(finite.all(axis=0))), n_steps, "steps",
+                f"the dynamics of {int(unstable.sum())} of the {n_draws} kept posterior draws "
+                "are", _spectral_radius(S.A[unstable]))
         return self._to_columns(np.einsum("s,shv->hv", weights, out))
 
     # ------------------------------------------------------------- sample
@@ -1208,6 +1238,13 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
 
         states : ndarray of shape (n_samples, n_components)
             The latent states.
+
+        Raises
+        ------
+        ValueError
+            When ``dynamics_matrix_`` is unstable (spectral radius above 1)
+            and the states leave float64 range within ``n_samples`` rows;
+            the message gives the row at which they did.
         """
         check_is_fitted(self)
         whom = f"{type(self).__name__}.sample"
@@ -1219,11 +1256,16 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         z = np.empty((n_samples, dim))
         z[0] = rng.multivariate_normal(self.initial_state_mean_, self.initial_state_covariance_)
         noise = rng.multivariate_normal(np.zeros(dim), Q, size=n_samples)
-        for t in range(1, n_samples):
-            z[t] = A @ z[t - 1] + noise[t]
-        psi = z @ self.emission_matrix_.T + self.emission_offset_
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            for t in range(1, n_samples):
+                z[t] = A @ z[t - 1] + noise[t]
+            psi = z @ self.emission_matrix_.T + self.emission_offset_
         pi = np.empty((n_samples, self.n_features_in_))
         stick_breaking(np.ascontiguousarray(psi), pi)
+        finite = np.isfinite(pi).all(axis=1) & np.isfinite(z).all(axis=1)
+        if not finite.all():
+            _raise_state_overflow(whom, int(np.argmin(finite)), n_samples, "rows",
+                                  "dynamics_matrix_ is", _spectral_radius(A[None]))
         X_sticks = np.vstack([rng.multinomial(n, p / p.sum()) for n, p in zip(n_counts, pi)])
         return self._to_columns(X_sticks), z
 

@@ -5,6 +5,7 @@ API, and the embedded Wonderland text."""
 import copy
 import gzip
 import hashlib
+import re
 from pathlib import Path
 
 import numpy as np
@@ -644,6 +645,25 @@ def test_sample_arguments_are_checked(small_fit):
             lds.sample(**kwargs)
     X, _ = lds.sample(3, n_counts=[1, 0, 4], random_state=0)
     np.testing.assert_array_equal(X.sum(axis=1), [1, 0, 4])
+
+
+def test_unstable_dynamics_overflow_with_a_clear_error(small_fit):
+    """A draw of A with spectral radius above 1 grows the states as its power:
+    after about 1,750 steps at 1.5 they left float64, and sample raised numpy's
+    'pvals contains NaNs' while forecast returned NaN rows."""
+    _, fitted = small_fit
+    lds = copy.deepcopy(fitted)
+    unstable = 1.5 * np.eye(lds.dynamics_matrix_.shape[0])
+    lds.dynamics_matrix_ = unstable
+    lds._draws.A[0] = unstable
+    for method, unit in [(lambda n: lds.sample(n, n_counts=3, random_state=0)[1], "rows"),
+                         (lds.forecast, "steps")]:
+        with pytest.raises(ValueError, match=rf"overflow float64 at step \d+ of the 3000 "
+                           rf"{unit}: .*spectral radius 1.5 > 1") as error:
+            method(3000)
+        n_ok = int(re.search(rf"at most (\d+) {unit}", str(error.value)).group(1))
+        assert 1000 < n_ok < 2000
+        assert np.all(np.isfinite(method(n_ok)))
 
 
 def test_degenerate_inputs():
