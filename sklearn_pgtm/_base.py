@@ -471,13 +471,14 @@ MIN_RISE_PER_TOKEN = 0.01
 
 
 def warn_if_trending(trace, whom, setting="max_iter", n_tokens=None, z_threshold=4.0,
-                     can_continue=True):
+                     can_continue=True, note=""):
     """``ConvergenceWarning`` when the second half of the log-likelihood trace
     still rises: a trend z-score of :func:`trend_z_score` above
     ``z_threshold`` and, when ``n_tokens`` is given, a rise of the fitted
     line over that half of more than ``MIN_RISE_PER_TOKEN`` nats per token
     (a real but immaterial drift is not reported). The advice names
-    ``setting``, and ``warm_start`` when the estimator ``can_continue``."""
+    ``setting``, and ``warm_start`` when the estimator ``can_continue``;
+    ``note``, what the model knows of its own rises, ends the message."""
     values = np.asarray(trace, dtype=np.float64)
     half = values[values.shape[0] // 2:]
     z = trend_z_score(half)
@@ -488,7 +489,8 @@ def warn_if_trending(trace, whom, setting="max_iter", n_tokens=None, z_threshold
     _warn(
         f"{whom}: the training log-likelihood still rises over the second half of the "
         f"chain (trend z-score {z:.1f}); the chain may not have converged. Increase "
-        f"{setting}" + (" (or continue the fit with warm_start=True)." if can_continue else "."),
+        f"{setting}" + (" (or continue the fit with warm_start=True)." if can_continue else ".")
+        + (f" {note}" if note else ""),
         ConvergenceWarning)
 
 
@@ -738,7 +740,8 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
             self.__dict__.pop("_run", None)
         warn_if_trending(self._trend_trace(), type(self).__name__,
                          self._iterations_parameter, n_tokens=int(X.sum()),
-                         can_continue="warm_start" in self.get_params())
+                         can_continue="warm_start" in self.get_params(),
+                         note=self._trend_note)
         reporter.summary(f"{run.iteration} sweeps, log-likelihood "
                          f"{self.log_likelihood_trace_[-1]:.6g}")
         return self
@@ -750,6 +753,9 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         """The log-likelihood trace whose second half the ConvergenceWarning
         judges (the whole chain)."""
         return self.log_likelihood_trace_
+
+    # What the ConvergenceWarning adds about this model's rises (see CTM).
+    _trend_note = ""
 
     def _divergence_setting(self):
         return "the priors or the sampler's settings"

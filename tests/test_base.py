@@ -116,6 +116,9 @@ def test_trend_warning_needs_a_material_rise():
         warn_if_trending(trace, "M")
     with pytest.warns(ConvergenceWarning, match=r"Increase n_final_iter\.$"):
         warn_if_trending(trace, "M", "n_final_iter", can_continue=False)
+    # A model's note about its own rises ends the message.
+    with pytest.warns(ConvergenceWarning, match=r"warm_start=True\)\. Its own note\.$"):
+        warn_if_trending(trace, "M", note="Its own note.")
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])

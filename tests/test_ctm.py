@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_pgtm import CorrelatedTopicModel
+from sklearn_pgtm import CorrelatedTopicModel, GibbsLDA
 from sklearn_pgtm._ctm import _niw_posterior_draw
 from sklearn_pgtm._kernels._ctm import (
     largest_deviation,
@@ -521,3 +521,17 @@ def test_bad_input_and_pipeline():
 ])
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+def test_convergence_warning_says_what_the_model_knows_of_its_rises():
+    # At the defaults the warning fires on most real corpora, where part of
+    # the rise is the covariance's random walk (benchmarks/convergence.py):
+    # the message says so and where to read more; GibbsLDA's does not.
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, _, _ = correlated_corpus(seed=0)
+    with pytest.warns(ConvergenceWarning, match=r"warm_start=True\)\. For this model part "
+                                                r"of the rise can be the covariance's"):
+        CorrelatedTopicModel(6, max_iter=40, burn_in=20, random_state=0).fit(X)
+    with pytest.warns(ConvergenceWarning, match=r"warm_start=True\)\.$"):
+        GibbsLDA(6, max_iter=40, burn_in=20, random_state=0).fit(X)
