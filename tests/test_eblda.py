@@ -503,7 +503,7 @@ def test_trend_warning_judges_the_final_sweeps(monkeypatch):
 
     judged = {}
 
-    def record(trace, whom, setting="max_iter", n_tokens=None, can_continue=True):
+    def record(trace, whom, setting="max_iter", n_tokens=None, can_continue=True, note=""):
         judged.update(trace=np.array(trace), setting=setting, can_continue=can_continue)
 
     monkeypatch.setattr(base, "warn_if_trending", record)
