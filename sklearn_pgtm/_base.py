@@ -185,26 +185,16 @@ def check_feature_names(feature_names, n_features):
     return names
 
 
-def float_array(values, what):
-    """``values`` (array-like or scipy sparse matrix) as a dense float64
-    array, or a ValueError naming ``what`` when they are not numbers (numpy
-    alone said "could not convert string to float" or, for a sparse matrix,
-    "setting an array element with a sequence", naming nothing)."""
-    if sp.issparse(values):
-        values = values.toarray()
-    try:
-        return np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} must be an array of numbers ({exc}).") from exc
-
-
 def real_array(value, name):
-    """``value``, a number or an array-like of real numbers, as a float64
-    array; a ValueError naming ``name`` otherwise. np.asarray(value, float64)
-    let numpy speak alone ("could not convert string to float", an
-    "inhomogeneous shape" for ragged rows, a TypeError from float()), parsed
-    strings of numbers and read True as 1.0. Objects that are real numbers
-    (``fractions.Fraction``) are taken."""
+    """``value``, a number, an array-like of real numbers or a scipy sparse
+    matrix, as a dense float64 array; a ValueError naming ``name`` otherwise.
+    np.asarray(value, float64) let numpy speak alone ("could not convert
+    string to float", an "inhomogeneous shape" for ragged rows, a TypeError
+    from float(), "setting an array element with a sequence" for a sparse
+    matrix), parsed strings of numbers and read True as 1.0. Objects that are
+    real numbers (``fractions.Fraction``) are taken."""
+    if sp.issparse(value):
+        value = value.toarray()
     try:
         values = np.asarray(value)
     except ValueError as exc:  # ragged rows

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from numba import njit
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import float_array
+from ._base import real_array
 from ._kernels._config import CACHE
 from .exceptions import _warn
 
@@ -73,7 +73,7 @@ def topic_word_matrix(obj):
                          f"model; {alternatives}")
     else:
         components = model
-    components = float_array(components, "Topics (components_)")
+    components = real_array(components, "Topics (components_)")
     if components.ndim == 3 and hasattr(model, "time_slices_"):
         raise ValueError(
             f"{type(model).__name__} has one set of topics per time slice (components_ of "

@@ -22,7 +22,7 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, check_non_negative
 
 from . import _coherence
-from ._base import MAX_ROW_COUNT, float_array, is_integer_at_least, warn_if_fractional
+from ._base import MAX_ROW_COUNT, is_integer_at_least, real_array, warn_if_fractional
 from .exceptions import _warn
 
 __all__ = ["split_document_completion", "heldout_perplexity", "document_completion_perplexity",
@@ -114,7 +114,7 @@ def split_document_completion(X, *, random_state=None):
 def _check_weights(values, whom, name):
     """A 2-d array of finite non-negative weights as float64, or a ValueError
     naming ``name`` (a scipy sparse matrix is densified)."""
-    values = float_array(values, f"{whom}: {name}")
+    values = real_array(values, f"{whom}: {name}")
     if values.ndim != 2:
         raise ValueError(f"{whom}: {name} must be a 2-d array; got shape {values.shape}.")
     if not np.all(np.isfinite(values)):

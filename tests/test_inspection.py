@@ -116,8 +116,8 @@ def test_topics_that_are_not_numbers_are_named(topics):
     for call in (lambda: top_words(topics, ["a", "b", "c"]),
                  lambda: topic_summary(topics, X, ["a", "b", "c"]),
                  lambda: topic_coherence(topics, X, top_n=2)):
-        with pytest.raises(ValueError, match=r"Topics \(components_\) must be an array of "
-                                             "numbers"):
+        with pytest.raises(ValueError, match=r"Topics \(components_\) must be a number or an "
+                                             "array-like of numbers"):
             call()
 
 

@@ -130,7 +130,7 @@ def _bad(array, index, value):
     (lambda t, p, X: (t, _bad(p, 0, 0.0), X), "row 0 of topic_word is all zero"),
     (lambda t, p, X: (t, _bad(p, (1, 2), -0.5), X), "topic_word contains negative"),
     (lambda t, p, X: (t, _bad(p, (1, 2), np.nan), X), "topic_word contains NaN"),
-    (lambda t, p, X: ([["a", "b"]] * 3, p, X), "doc_topic must be an array of numbers"),
+    (lambda t, p, X: ([["a", "b"]] * 3, p, X), "doc_topic must be a number or an array-like of numbers"),
 ])
 def test_heldout_perplexity_rejects_inconsistent_input(args, match):
     theta = np.array([[0.5, 0.5], [0.9, 0.1], [0.2, 0.8]])
