@@ -245,6 +245,18 @@ def _as_datetime64(labels):
         return None
 
 
+def _comparable_times(fitted, labels):
+    """``(fitted, labels)`` as datetime64 (or timedelta64) arrays when both
+    hold date-likes (or time-likes) of one kind, whichever container they
+    come in (a Series of Timestamps is datetime64, a list of them an object
+    array, which numpy can neither order nor equate with the other; each
+    label keeps its own resolution); otherwise as given."""
+    fitted_dt, labels_dt = _as_datetime64(fitted), _as_datetime64(labels)
+    if fitted_dt is None or labels_dt is None or fitted_dt.dtype.kind != labels_dt.dtype.kind:
+        return fitted, labels
+    return fitted_dt, labels_dt
+
+
 def _check_times(times, n_samples, whom):
     """One orderable label per document as a 1-D array, or a clear ValueError."""
     _check_category_order(times, whom)
@@ -768,15 +780,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         if times is None:
             return np.full(n_docs, n_slices - 1, dtype=np.intp)
         times = _check_times(times, n_docs, whom)
-        fitted = self.time_slices_
-        if "O" in (fitted.dtype.kind, times.dtype.kind):
-            # Datetime-likes compare as datetime64, in whichever container
-            # they come (a Series of Timestamps is datetime64, a list of them
-            # an object array, which numpy could not compare with the other).
-            fitted_dt, times_dt = _as_datetime64(fitted), _as_datetime64(times)
-            if (fitted_dt is not None and times_dt is not None
-                    and fitted_dt.dtype.kind == times_dt.dtype.kind):
-                fitted, times = fitted_dt, times_dt
+        fitted, times = _comparable_times(self.time_slices_, times)
         groups = ("biuf", "US", "M", "m")
         kinds = (fitted.dtype.kind, times.dtype.kind)
         try:
@@ -967,15 +971,12 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         if label is None or label.ndim != 0:
             raise ValueError("time_slice must be one label of time_slices_, not a sequence; "
                              f"got {reprlib.repr(time_slice)}.")
-        fitted = self.time_slices_
-        fitted_dt = _as_datetime64(fitted)
-        if fitted_dt is not None:
-            # A pandas Timestamp or a datetime is an object array, which never
-            # equals a datetime64 label: both compare as datetime64, at their
-            # own resolutions (no rounding of the label to the slices' unit).
-            label_dt = _as_datetime64(np.array([time_slice], dtype=object))
-            if label_dt is not None and label_dt.dtype.kind == fitted_dt.dtype.kind:
-                fitted, label = fitted_dt, label_dt[0]
+        # A pandas Timestamp or a datetime never equals a datetime64 label:
+        # both compare as datetime64, at their own resolutions.
+        fitted, labels = _comparable_times(self.time_slices_,
+                                           np.array([time_slice], dtype=object))
+        if labels.dtype.kind in "mM":
+            label = labels[0]
         matches = np.flatnonzero(fitted == label)
         if matches.size == 0:
             raise ValueError(

@@ -1003,14 +1003,6 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         return self._to_columns(proba)
 
     # -------------------------------------------------- particle filtering
-    def _unit_starts(self, s, continue_training):
-        """Mean and Cholesky factor of the first state of a scored sequence
-        under kept draw s."""
-        if continue_training:
-            draws = self._draws
-            return draws.A[s] @ draws.z_end[s], np.linalg.cholesky(draws.Q[s])
-        return self.initial_state_mean_, np.linalg.cholesky(self.initial_state_covariance_)
-
     def _particle_filter(self, X, lengths, continue_training, whom, proba, seed_offset):
         """Run a particle filter for every (kept draw, sequence) pair.
 
@@ -1034,12 +1026,19 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         clouds = np.zeros((n_units, self.n_particles, self._n_states()))
         S = self._draws
         chols = [np.linalg.cholesky(q) for q in S.Q]
+        # Mean and Cholesky factor of a scored sequence's first state under
+        # each kept draw.
+        if continue_training:
+            starts = [(S.A[s] @ S.z_end[s], chols[s]) for s in range(n_draws)]
+        else:
+            starts = [(self.initial_state_mean_,
+                       np.linalg.cholesky(self.initial_state_covariance_))] * n_draws
 
         def run(lo, hi):
             for unit in range(lo, hi):
                 s, j = divmod(unit, n_seq)
                 a, b = int(seq_ptr[j]), int(seq_ptr[j + 1])
-                start_mean, start_chol = self._unit_starts(s, continue_training)
+                start_mean, start_chol = starts[s]
                 if proba:
                     particle_predictive_proba(
                         data.stick_ptr, data.totals, data.kappa, data.row_log_coef, a, b,
