@@ -511,7 +511,7 @@ def threads(quick):
         seconds.append(time.perf_counter() - t0)
     same = all(np.array_equal(getattr(fits[0], a), getattr(fits[1], a))
                for a in ("dynamics_matrix_", "dynamics_covariance_", "emission_matrix_",
-                         "emission_offset_", "log_likelihood_"))
+                         "emission_offset_", "log_likelihood_trace_"))
     body = (f"Alice (3,900 tokens), max_iter={max_iter}: n_jobs=1 {seconds[0]:.1f} s, "
             f"n_jobs=2 {seconds[1]:.1f} s (speed-up {seconds[0] / seconds[1]:.2f}x); "
             f"identical fitted attributes: **{same}**.\n")
@@ -764,9 +764,9 @@ def sampling(quick):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same_text = bool(np.array_equal(
-            MultinomialLDS(10, max_iter=short, random_state=0).fit(X_train).log_likelihood_,
+            MultinomialLDS(10, max_iter=short, random_state=0).fit(X_train).log_likelihood_trace_,
             MultinomialLDS(10, max_iter=short, random_state=0, pg_method="exact")
-            .fit(X_train).log_likelihood_))
+            .fit(X_train).log_likelihood_trace_))
     body += (
         "\n\nPólya-Gamma sampler. Stick counts b of the draws of one sweep: text (one-hot "
         f"rows) {text_b.size:,} draws, all with b = 1: **{bool(np.all(text_b == 1))}**, "

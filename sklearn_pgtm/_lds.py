@@ -658,7 +658,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         prior mean of the dynamics, ``A = 0.99 I``, with noise
         ``state_noise_prior * I``.
 
-    log_likelihood_ : ndarray of shape (n_iter_,)
+    log_likelihood_trace_ : ndarray of shape (n_iter_,)
         Complete-data log-likelihood ``log p(X | z, C, mu)`` after each sweep.
 
     n_iter_ : int
@@ -890,7 +890,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         self.emission_offset_ = chain.mu
         self.initial_state_mean_ = np.linalg.solve(prior.J_init, prior.h_init)
         self.initial_state_covariance_ = np.linalg.inv(prior.J_init)
-        self.log_likelihood_ = trace
+        self.log_likelihood_trace_ = trace
         self.n_iter_ = self.max_iter
         reporter.summary(
             f"{self.max_iter} sweeps, {data.n_rows} rows in {data.n_sequences} sequence(s), "

@@ -623,8 +623,6 @@ def _trace_part(model, name):
     value = getattr(trace, name, None) if trace is not None else None
     if value is None and name == "log_likelihood":
         value = getattr(model, "log_likelihood_trace_", None)
-        if value is None and np.ndim(getattr(model, "log_likelihood_", None)) == 1:
-            value = model.log_likelihood_  # MultinomialLDS: one value per sweep
     return None if value is None else np.asarray(value, dtype=np.float64)
 
 
@@ -720,8 +718,8 @@ def _common_length(models):
                     "the traces of their fits; fit them first (run_chains does)."))
             raise ValueError(
                 f"{type(model).__name__} has no log_likelihood_trace_ (nor "
-                "trace_.log_likelihood, nor a per-sweep log_likelihood_): it does not record "
-                "its chain, so the chains cannot be compared."
+                "trace_.log_likelihood): it does not record its chain, so the chains cannot "
+                "be compared."
             )
         lengths.append(trace.shape[0])
     return min(lengths)
@@ -786,8 +784,7 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
         The result of :func:`run_chains`, or chains fitted by hand (same
         estimator, different seeds). Each estimator (or the topic model of
         a Pipeline) must have ``log_likelihood_trace_`` (per-sweep training
-        log-likelihood), ``trace_.log_likelihood`` or a per-sweep
-        ``log_likelihood_`` (MultinomialLDS); ``trace_`` may also have
+        log-likelihood) or ``trace_.log_likelihood``; ``trace_`` may also have
         ``topic_share`` (n_iter, n_topics), ``coef`` (n_iter, n_models,
         n_components), or (n_iter, n_classes, n_components) for a
         multinomial classifier over shared topics, ``doc_topic_prior``

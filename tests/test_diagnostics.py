@@ -385,25 +385,16 @@ def lda_corpus(seed=0, n_docs=500, n_words=500, n_topics=10, length=100):
 def test_chains_of_default_length_agree_on_lda_corpus(name):
     # The target: on a corpus drawn from LDA, 4 chains of the default
     # length give R-hat < 1.05 for the log-likelihood, and a deliberately short
-    # run is flagged. Skipped until the estimator records its chain
-    # (log_likelihood_trace_, trace_).
+    # run is flagged.
     import sklearn_pgtm
 
-    if not hasattr(sklearn_pgtm, name):
-        pytest.skip(f"{name} is not in the package yet")
     cls = getattr(sklearn_pgtm, name)
     X, y = lda_corpus()
     supervised = name == "GibbsSLDAClassifier"
-    probe = cls(n_components=3, random_state=0)
-    few = {"max_iter": 2, "n_samples": 4, "burn_in": 2, "n_final_iter": 1}
-    probe.set_params(**{k: v for k, v in few.items() if k in probe.get_params()})
-    probe.fit(X, y) if supervised else probe.fit(X)
-    if not hasattr(probe, "log_likelihood_trace_"):
-        pytest.skip(f"{name} does not record log_likelihood_trace_ yet")
     chains = run_chains(cls(n_components=10), X, y if supervised else None, random_state=0)
     result = chains.summary()
     assert result.rhat[result.names.index("log_likelihood")] < 1.05, result.message
-    if "max_iter" in probe.get_params():
+    if "max_iter" in cls().get_params():
         short = run_chains(cls(n_components=10, max_iter=8), X, y if supervised else None,
                            random_state=0)
         assert not summary(short).agree

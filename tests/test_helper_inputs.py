@@ -70,7 +70,7 @@ def test_summary_thresholds_and_one_chain():
 
 def test_summary_of_dynamic_and_lds_chains(dtm_chains):
     # DynamicTopicModel: topics matched by their mean over the slices;
-    # MultinomialLDS: its per-sweep log_likelihood_.
+    # MultinomialLDS: its per-sweep log_likelihood_trace_.
     result = summary(dtm_chains[2])
     assert result.alignment_distance.shape == (2, 2) and "log_likelihood" in result.names
     X = np.eye(4, dtype=int)[np.random.RandomState(0).randint(0, 4, 40)]

@@ -409,7 +409,7 @@ def test_same_seed_same_result_for_any_n_jobs(small_fit):
     other = MultinomialLDS(2, max_iter=30, n_particles=100, random_state=0, n_jobs=2).fit(
         X, lengths=[40, 20])
     for name in ("dynamics_matrix_", "dynamics_covariance_", "emission_matrix_",
-                 "emission_offset_", "log_likelihood_"):
+                 "emission_offset_", "log_likelihood_trace_"):
         np.testing.assert_array_equal(getattr(lds, name), getattr(other, name))
     np.testing.assert_array_equal(lds.transform(X, lengths=[40, 20]),
                                   other.transform(X, lengths=[40, 20]))
@@ -433,7 +433,7 @@ def test_post_fit_methods_are_deterministic_and_well_formed(small_fit):
     assert Xs.shape == (25, 6) and Z.shape == (25, 2)
     np.testing.assert_array_equal(Xs.sum(axis=1), 5)
     np.testing.assert_array_equal(Xs, lds.sample(25, n_counts=5, random_state=0)[0])
-    assert lds.n_iter_ == 30 and lds.log_likelihood_.shape == (30,)
+    assert lds.n_iter_ == 30 and lds.log_likelihood_trace_.shape == (30,)
     assert sorted(lds.category_order_) == list(range(6))
 
 
