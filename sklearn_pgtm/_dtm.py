@@ -5,6 +5,7 @@ section 4).
 
 import datetime
 import reprlib
+from dataclasses import dataclass, field
 from numbers import Number, Real
 
 import numpy as np
@@ -294,6 +295,101 @@ def _check_times(times, n_samples, whom):
                 )
     return times
 
+
+def _time_slices(times, n_docs, whom):
+    """Sorted distinct time labels and each document's slice among them
+    (one slice labelled 0 without times)."""
+    if times is None:
+        return np.array([0]), np.zeros(n_docs, dtype=np.intp)
+    times = _check_times(times, n_docs, whom)
+    try:
+        labels, slice_index = np.unique(times, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(
+            f"{whom}: the time labels cannot be ordered ({exc}); use labels "
+            "of one comparable type (numbers, dates or strings)."
+        ) from exc
+    return labels, slice_index.ravel()
+
+
+@dataclass
+class _DynamicRun:
+    """The state of a fit's chain between sweeps.
+
+    Attributes
+    ----------
+    doc_ptr, word_ids : ndarray
+        Tokens, documents grouped by slice, words in stick order.
+    slice_ptr : ndarray of shape (n_slices + 1,), int64
+        Documents ``slice_ptr[s]:slice_ptr[s + 1]`` form slice ``s``.
+    stick_order : ndarray of shape (n_words,)
+        Column of X at each stick position (most frequent word first).
+    chain : TopicChain
+        The tokens' topics and their counts (from the LDA warm start).
+    priors : DirichletPriors
+        The document prior (``priors.alpha``, updated in place when estimated).
+    psi : ndarray of shape (n_topics, n_words - 1, n_slices)
+        Topic logits.
+    prior : tuple of float
+        Mean and variance of the first slice's logits.
+    chain_variance : float
+        Current step variance of the logits' random walk.
+    estimate_variance : bool
+    doc_states, cell_states : ndarray
+        Random streams of the documents and of the (topic, stick) cells.
+    variance_rng : numpy.random.Generator
+        Draws of the step variance.
+    counts : ndarray of shape (n_topics, n_words, n_slices), int32
+        Topic-word counts per slice of the last sweep.
+    phi : ndarray of shape (n_slices, n_words, n_topics)
+        Topic-word probabilities of the last sweep.
+    trace : ChainTrace
+    """
+
+    doc_ptr: np.ndarray
+    word_ids: np.ndarray
+    slice_ptr: np.ndarray
+    stick_order: np.ndarray
+    chain: TopicChain
+    priors: DirichletPriors
+    psi: np.ndarray
+    prior: tuple
+    chain_variance: float
+    estimate_variance: bool
+    doc_states: np.ndarray
+    cell_states: np.ndarray
+    variance_rng: np.random.Generator
+    counts: np.ndarray
+    phi: np.ndarray
+    trace: ChainTrace = field(default_factory=ChainTrace)
+
+    @property
+    def topics(self):
+        return self.chain.tokens.topics
+
+    @property
+    def doc_topic(self):
+        return self.chain.tokens.doc_topic
+
+
+@dataclass
+class _KeptSums:
+    """Sums over the kept sweeps of what the fitted attributes average."""
+
+    phi: np.ndarray
+    doc_topic: np.ndarray
+    chain_variance: float = 0.0
+    n: int = 0
+
+    @classmethod
+    def zeros_like(cls, run):
+        return cls(np.zeros_like(run.phi), np.zeros(run.doc_topic.shape))
+
+    def add(self, run):
+        self.phi += run.phi
+        self.doc_topic += run.doc_topic
+        self.chain_variance += run.chain_variance
+        self.n += 1
 
 class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Dynamic topic model: topics that drift over time slices.
@@ -617,50 +713,49 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         times = _one_of_times(y, times, whom)
         X = check_counts(self, X, reset=True, whom=whom)
         check_nonempty_corpus(X, whom)
-        n_docs, n_words = X.shape
-        if times is None:
-            labels, slice_index = np.array([0]), np.zeros(n_docs, dtype=np.intp)
-        else:
-            times = _check_times(times, n_docs, whom)
-            try:
-                labels, slice_index = np.unique(times, return_inverse=True)
-            except TypeError as exc:
-                raise ValueError(
-                    f"{whom}: the time labels cannot be ordered ({exc}); use labels "
-                    "of one comparable type (numbers, dates or strings)."
-                ) from exc
-            slice_index = slice_index.ravel()
+        labels, slice_index = _time_slices(times, X.shape[0], whom)
         n_threads = effective_n_jobs(self.n_jobs)
+        reporter = ProgressReporter(name, self.verbose)
+        run = self._start_run(X, slice_index, labels.shape[0], n_threads)
+        kept = self._run_chain(run, reporter, n_threads, whom)
+        self._set_fitted(run, kept, labels)
+        warn_if_trending(self.log_likelihood_trace_, name, "max_iter", can_continue=False)
+        reporter.summary(
+            f"{self.max_iter} sweeps (+{self.warm_start_iter} LDA warm-up), "
+            f"{run.word_ids.shape[0]} tokens, {labels.shape[0]} slices, "
+            f"doc_topic_prior={self.doc_topic_prior_:.4g}, "
+            f"chain_variance={self.chain_variance_:.4g}, "
+            f"log-likelihood {self.log_likelihood_trace_[-1]:.6g}"
+        )
+        return self
+
+    def _start_run(self, X, slice_index, n_slices, n_threads):
+        """Seeds, tokens in stick order grouped by slice, the LDA warm start
+        and every slice's logits at its smoothed topics."""
         rng = check_random_state(self.random_state)
         seeds = np.random.SeedSequence(seed_from(rng)).spawn(5)
         chain_seeds = seeds[0].spawn(self.n_init)
         self._infer_seed = seed_from(rng)
         self._split_seed = seed_from(rng)
+        n_docs, n_words = X.shape
         n_topics = self.n_components
-        n_slices = labels.shape[0]
         eta = float(self.topic_word_prior)
-        estimate_alpha = isinstance(self.doc_topic_prior, str)
         # An estimated alpha starts at 1 / K (scikit-learn's default) for the
         # warm start and the first dynamic sweeps.
-        alpha = np.full(n_topics, 1.0 / n_topics if estimate_alpha
+        alpha = np.full(n_topics, 1.0 / n_topics if isinstance(self.doc_topic_prior, str)
                         else float(self.doc_topic_prior))
         estimate_variance = self.chain_variance == "auto"
-        chain_var = _CHAIN_VARIANCE_START if estimate_variance else float(self.chain_variance)
 
         # Stick order (most frequent word first) and documents grouped by slice.
-        word_freq = np.asarray(X.sum(axis=0)).ravel()
-        stick_order = np.argsort(-word_freq, kind="stable")
+        stick_order = np.argsort(-np.asarray(X.sum(axis=0)).ravel(), kind="stable")
         doc_order = np.argsort(slice_index, kind="stable")
         doc_ptr, word_ids = to_tokens(X[doc_order][:, stick_order].sorted_indices())
         slice_ptr = np.searchsorted(slice_index[doc_order], np.arange(n_slices + 1))
-        slice_ptr = slice_ptr.astype(np.int64)
-        reporter = ProgressReporter(name, self.verbose)
 
         # Warm start: LDA over all slices pooled, then every slice's logits
         # at the smoothed LDA topics.
         chain = _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, eta,
                             self.warm_start_iter, chain_seeds, n_threads)
-        topics, doc_topic = chain.tokens.topics, chain.tokens.doc_topic
         # The shared Dirichlet-prior machinery (sklearn_pgtm._priors):
         # an "auto" alpha gets one data-augmentation update per sweep during
         # the burn-in (the first max_iter - n_average sweeps), its Gamma
@@ -668,87 +763,96 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         # held at the empirical-Bayes estimate, as in every other model.
         priors = DirichletPriors.for_chain(chain, self.doc_topic_prior, eta, seeds[4],
                                            start=(alpha[0], eta))
-        alpha = priors.alpha  # updated in place
         doc_states = make_streams(seeds[1], n_docs)
         start = np.empty((n_topics, n_words - 1))
         inverse_stick_breaking(np.ascontiguousarray(chain.word_topic.T + eta), start)
-        psi = np.ascontiguousarray(np.repeat(start[:, :, None], n_slices, axis=2))
+        return _DynamicRun(
+            doc_ptr=doc_ptr, word_ids=word_ids, slice_ptr=slice_ptr.astype(np.int64),
+            stick_order=stick_order, chain=chain, priors=priors,
+            psi=np.ascontiguousarray(np.repeat(start[:, :, None], n_slices, axis=2)),
+            prior=_dirichlet_matched_prior(n_words, eta),
+            chain_variance=(_CHAIN_VARIANCE_START if estimate_variance
+                            else float(self.chain_variance)),
+            estimate_variance=estimate_variance, doc_states=doc_states,
+            cell_states=make_streams(seeds[2], n_topics * (n_words - 1)),
+            variance_rng=np.random.default_rng(seeds[3]),
+            counts=np.zeros((n_topics, n_words, n_slices), dtype=np.int32),
+            phi=np.empty((n_slices, n_words, n_topics)),
+        )
 
-        prior_mean, prior_var = _dirichlet_matched_prior(n_words, eta)
-        cell_states = make_streams(seeds[2], n_topics * (n_words - 1))
-        gen = np.random.default_rng(seeds[3])
-        counts = np.zeros((n_topics, n_words, n_slices), dtype=np.int32)
-        phi = np.empty((n_slices, n_words, n_topics))
-        n_average = max(self.max_iter // 2, 1)
-        burn_in = self.max_iter - n_average
-        phi_sum = np.zeros_like(phi)
-        doc_topic_sum = np.zeros(doc_topic.shape)
-        chain_var_sum = 0.0
-        n_steps = n_topics * (n_words - 1) * (n_slices - 1)
-        trace = ChainTrace()
+    def _run_chain(self, run, reporter, n_threads, whom):
+        """``max_iter`` dynamic sweeps; returns the sums over the second half."""
+        kept = _KeptSums.zeros_like(run)
+        burn_in = self.max_iter - max(self.max_iter // 2, 1)
+        priors = run.priors
         divergence = "pg_method (e.g. 'exact') or chain_variance"
         for it in range(self.max_iter):
-            self._topic_word(psi, phi, n_threads)
-            _sample_topics_by_slice(doc_ptr, word_ids, topics, doc_topic, phi, slice_ptr,
-                                    alpha, doc_states, n_threads)
-            chain.n_sweeps += 1  # the priors' histograms follow the sweeps
-            count_slice_topic_words(doc_ptr, word_ids, topics, slice_ptr, counts)
-            log_likelihood = self._log_joint(counts, phi, doc_topic, alpha)
-            self._update_logits(counts, psi, prior_mean, prior_var, chain_var, cell_states,
-                                n_threads)
-            if estimate_variance and n_steps > 0:
-                chain_var = _draw_chain_variance(sum_squared_steps(psi), n_steps,
-                                                 _CHAIN_VARIANCE_PRIOR, gen)
+            log_likelihood = self._sweep(run, n_threads)
             if it < burn_in and priors.estimated:
-                priors.update(chain, record=it >= burn_in // 2)
+                priors.update(run.chain, record=it >= burn_in // 2)
                 if it + 1 == burn_in:
                     priors.set_estimated(priors.estimate())
             if it >= burn_in:
-                phi_sum += phi
-                doc_topic_sum += doc_topic
-                chain_var_sum += chain_var
+                kept.add(run)
             check_finite(log_likelihood, whom, "the log-likelihood", divergence)
-            trace.record(log_likelihood=log_likelihood,
-                         topic_share=doc_topic.sum(axis=0) / max(word_ids.shape[0], 1))
-            if estimate_alpha:
-                trace.record(doc_topic_prior=alpha[0])
+            run.trace.record(log_likelihood=log_likelihood,
+                             topic_share=run.doc_topic.sum(axis=0)
+                             / max(run.word_ids.shape[0], 1))
+            if priors.estimate_alpha:
+                run.trace.record(doc_topic_prior=priors.alpha[0])
             if reporter.due(it, self.max_iter):
-                extra = {"chain_variance": chain_var} if estimate_variance else {}
+                extra = {"chain_variance": run.chain_variance} if run.estimate_variance else {}
                 reporter.report(it, self.max_iter, log_likelihood=log_likelihood, **extra)
-        check_finite(psi, whom, "the topic logits", divergence)
+        check_finite(run.psi, whom, "the topic logits", divergence)
+        return kept
 
-        topic_word = phi_sum / n_average  # (S, V, K), stick order
-        lengths = np.diff(doc_ptr).astype(np.float64)
-        doc_topic_mean = doc_topic_sum / n_average
+    def _sweep(self, run, n_threads):
+        """One sweep: topic-word weights of every slice, the tokens' topics,
+        the joint of the counts, the logits and the step variance; returns
+        the log joint."""
+        alpha = run.priors.alpha
+        self._topic_word(run.psi, run.phi, n_threads)
+        _sample_topics_by_slice(run.doc_ptr, run.word_ids, run.topics, run.doc_topic, run.phi,
+                                run.slice_ptr, alpha, run.doc_states, n_threads)
+        run.chain.n_sweeps += 1  # the priors' histograms follow the sweeps
+        count_slice_topic_words(run.doc_ptr, run.word_ids, run.topics, run.slice_ptr,
+                                run.counts)
+        log_likelihood = self._log_joint(run.counts, run.phi, run.doc_topic, alpha)
+        self._update_logits(run.counts, run.psi, *run.prior, run.chain_variance,
+                            run.cell_states, n_threads)
+        n_steps = run.psi[:, :, 1:].size
+        if run.estimate_variance and n_steps > 0:
+            run.chain_variance = _draw_chain_variance(sum_squared_steps(run.psi), n_steps,
+                                                      _CHAIN_VARIANCE_PRIOR, run.variance_rng)
+        return log_likelihood
+
+    def _set_fitted(self, run, kept, labels):
+        """Fitted attributes from the sums over the kept sweeps."""
+        alpha = run.priors.alpha
+        n_slices, n_words, n_topics = run.phi.shape
+        topic_word = kept.phi / kept.n  # (S, V, K), stick order
+        lengths = np.diff(run.doc_ptr).astype(np.float64)
+        doc_topic_mean = kept.doc_topic / kept.n
         theta = (doc_topic_mean + alpha) / (lengths + alpha.sum())[:, None]
         prevalence = np.empty((n_slices, n_topics))
         tokens_per_topic = np.empty((n_slices, n_topics))
         for s in range(n_slices):
-            a, b = slice_ptr[s], slice_ptr[s + 1]
+            a, b = run.slice_ptr[s], run.slice_ptr[s + 1]
             prevalence[s] = theta[a:b].mean(axis=0) if b > a else alpha / alpha.sum()
             tokens_per_topic[s] = doc_topic_mean[a:b].sum(axis=0)
         components = np.empty((n_slices, n_topics, n_words))
-        components[:, :, stick_order] = (topic_word.transpose(0, 2, 1)
-                                         * (tokens_per_topic + 1.0)[:, :, None])
+        components[:, :, run.stick_order] = (topic_word.transpose(0, 2, 1)
+                                             * (tokens_per_topic + 1.0)[:, :, None])
         self.components_ = components
         self.time_slices_ = labels
         self.topic_prevalence_ = prevalence
         self.doc_topic_prior_ = float(alpha[0])
-        self.chain_variance_ = (chain_var_sum / n_average if estimate_variance
+        self.chain_variance_ = (kept.chain_variance / kept.n if run.estimate_variance
                                 else float(self.chain_variance))
-        self.stick_order_ = stick_order
+        self.stick_order_ = run.stick_order
         self.n_iter_ = self.max_iter
-        self.trace_ = trace.frozen()
+        self.trace_ = run.trace.frozen()
         self.log_likelihood_trace_ = self.trace_.log_likelihood
-        warn_if_trending(self.log_likelihood_trace_, name, "max_iter", can_continue=False)
-        reporter.summary(
-            f"{self.max_iter} sweeps (+{self.warm_start_iter} LDA warm-up), "
-            f"{word_ids.shape[0]} tokens, {n_slices} slices, "
-            f"doc_topic_prior={self.doc_topic_prior_:.4g}, "
-            f"chain_variance={self.chain_variance_:.4g}, "
-            f"log-likelihood {self.log_likelihood_trace_[-1]:.6g}"
-        )
-        return self
 
     def fit_transform(self, X, y=None, *, times=None):
         """Fit the model and return the topic proportions of X at its own slices.
