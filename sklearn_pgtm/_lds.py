@@ -850,38 +850,13 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         rng = check_random_state(self.random_state)
         chain_seed = seed_from(rng)
         self._infer_seed = seed_from(rng)
-        n_features = X.shape[1]
-        dim = self.n_components
-        counts = np.asarray(X.sum(axis=0)).ravel()
-        if self.category_order == "frequency":
-            self.category_order_ = np.argsort(-counts, kind="stable").astype(np.int64)
-        else:
-            self.category_order_ = np.arange(n_features, dtype=np.int64)
-        freq = (counts[self.category_order_] + self.offset_pseudo_count)[None, :]
-        offset_mean = np.empty((1, n_features - 1))
-        inverse_stick_breaking(freq.astype(np.float64), offset_mean)
-        prior = _Prior(dim, offset_mean[0], self.emission_prior_scale, self.offset_prior_scale,
-                       self.state_noise_prior)
+        self.category_order_ = self._category_order(X)
         data = self._stick_data(X, seq_ptr)
-        n_threads = self._threads(max(data.n_rows, n_features))
+        prior = self._prior_of(X)
+        n_threads = self._threads(max(data.n_rows, X.shape[1]))
         chain = _GibbsChain(data, prior, chain_seed, n_threads, self.pg_method, self.pg_terms)
-        kept = self._kept_sweeps()
-        n_calibrate = min(self._burn_in(), _CALIBRATION_SWEEPS) if self.calibrate_offset else 0
-        row_weight = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
-        target = freq[0] * (row_weight.sum() / freq.sum())
-        draws = _KeptDraws()
-        trace = np.empty(self.max_iter)
         reporter = ProgressReporter(whom, self.verbose)
-        for it in range(self.max_iter):
-            chain.sweep()
-            if it < n_calibrate:
-                chain.calibrate_offsets(row_weight, target)
-            trace[it] = chain.log_likelihood()
-            if it in kept:
-                draws.keep(chain)
-            if reporter.due(it, self.max_iter):
-                reporter.report(it, self.max_iter,
-                                log_likelihood_per_count=trace[it] / max(data.n_counts, 1.0))
+        draws, trace = self._run_chain(chain, X, reporter)
         self._draws = draws.stack()
         self._prior = prior
         self.dynamics_matrix_ = chain.A
@@ -894,10 +869,51 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         self.n_iter_ = self.max_iter
         reporter.summary(
             f"{self.max_iter} sweeps, {data.n_rows} rows in {data.n_sequences} sequence(s), "
-            f"{int(data.n_counts)} counts, {len(kept)} draws kept, final log-likelihood per "
-            f"count {trace[-1] / max(data.n_counts, 1.0):.4f}"
+            f"{int(data.n_counts)} counts, {self._draws.n_draws} draws kept, final "
+            f"log-likelihood per count {trace[-1] / max(data.n_counts, 1.0):.4f}"
         )
         return self
+
+    def _category_order(self, X):
+        """Column of X at each stick position: most frequent first, or as given."""
+        if self.category_order == "frequency":
+            counts = np.asarray(X.sum(axis=0)).ravel()
+            return np.argsort(-counts, kind="stable").astype(np.int64)
+        return np.arange(X.shape[1], dtype=np.int64)
+
+    def _smoothed_frequencies(self, X):
+        """Category counts in stick order plus ``offset_pseudo_count``."""
+        counts = np.asarray(X.sum(axis=0)).ravel()
+        return (counts[self.category_order_] + self.offset_pseudo_count).astype(np.float64)
+
+    def _prior_of(self, X):
+        """The prior, its offsets' mean at the smoothed frequencies' logits."""
+        offset_mean = np.empty((1, X.shape[1] - 1))
+        inverse_stick_breaking(self._smoothed_frequencies(X)[None, :], offset_mean)
+        return _Prior(self.n_components, offset_mean[0], self.emission_prior_scale,
+                      self.offset_prior_scale, self.state_noise_prior)
+
+    def _run_chain(self, chain, X, reporter):
+        """``max_iter`` sweeps, the offsets calibrated during the first burn-in
+        sweeps; returns the kept draws and the per-sweep log-likelihood."""
+        kept = self._kept_sweeps()
+        n_calibrate = min(self._burn_in(), _CALIBRATION_SWEEPS) if self.calibrate_offset else 0
+        row_weight = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+        freq = self._smoothed_frequencies(X)
+        target = freq * (row_weight.sum() / freq.sum())
+        n_counts = max(chain.data.n_counts, 1.0)
+        draws = _KeptDraws()
+        trace = np.empty(self.max_iter)
+        for it in range(self.max_iter):
+            chain.sweep()
+            if it < n_calibrate:
+                chain.calibrate_offsets(row_weight, target)
+            trace[it] = chain.log_likelihood()
+            if it in kept:
+                draws.keep(chain)
+            if reporter.due(it, self.max_iter):
+                reporter.report(it, self.max_iter, log_likelihood_per_count=trace[it] / n_counts)
+        return draws, trace
 
     def fit_transform(self, X, y=None, *, lengths=None):
         """Fit, then return the posterior-mean states of X (:meth:`transform`).
