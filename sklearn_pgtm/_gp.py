@@ -637,6 +637,10 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
     n_categories_ : int
         Number of categories K (columns of ``y``).
 
+    log_likelihood_trace_ : ndarray of shape (n_iter_,)
+        Multinomial log-likelihood of the training counts at each sweep's
+        latent values (without the multinomial coefficient).
+
     n_iter_ : int
         Number of sweeps run.
 
@@ -829,6 +833,7 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         thetas = np.empty((n_kept, kernel.n_dims))
         log_step, accepted = math.log(_MH_INITIAL_STEP), 0
         total = max(float(Y.sum()), 1.0)
+        trace = np.empty(self.max_iter)
         reporter = ProgressReporter(type(self).__name__, self.verbose)
         for it in range(self.max_iter):
             if n_sticks:
@@ -846,9 +851,10 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
                 keep = it - self.burn_in
                 self._omega[keep] = state.omega
                 thetas[keep] = state.theta
+            trace[it] = state.log_likelihood()
             if reporter.due(it, self.max_iter):
-                reporter.report(it, self.max_iter,
-                                log_likelihood_per_count=state.log_likelihood() / total)
+                reporter.report(it, self.max_iter, log_likelihood_per_count=trace[it] / total)
+        self.log_likelihood_trace_ = trace
         self._kappa = state.kappa
         if sampling:
             self.hyperparameter_samples_ = thetas

@@ -332,6 +332,34 @@ def test_verbose_and_no_nan(data, capsys):
     assert np.all(np.isfinite(gp.predict(u)))
 
 
+def test_log_likelihood_trace_is_the_multinomial_likelihood_of_each_sweep(data, monkeypatch):
+    # Oracle: the multinomial log-likelihood sum(y log pi) (NumPy) at the
+    # stick-breaking probabilities of each sweep's latent values, recorded
+    # as the sweep ends; and the trace lets diagnostics compare GP chains.
+    from sklearn_pgtm import _gp
+    from sklearn_pgtm.diagnostics import run_chains
+
+    u, y = data
+    latents = []
+    draw_latent = _gp._StickGP.draw_latent
+
+    def recording(state):
+        draw_latent(state)
+        latents.append(state.latent + state.mean)
+
+    monkeypatch.setattr(_gp._StickGP, "draw_latent", recording)
+    gp = MultinomialGaussianProcess(max_iter=6, burn_in=3, random_state=0).fit(u, y)
+    assert gp.log_likelihood_trace_.shape == (6,) and len(latents) == 6
+    for value, psi in zip(gp.log_likelihood_trace_, latents):
+        pi = np.empty((psi.shape[0], psi.shape[1] + 1))
+        stick_breaking(np.ascontiguousarray(psi), pi)
+        assert value == pytest.approx(np.sum(y * np.log(pi)), rel=1e-10)
+    monkeypatch.undo()
+    chains = run_chains(MultinomialGaussianProcess(max_iter=20, burn_in=10), u, y,
+                        n_chains=2, random_state=0)
+    assert chains.summary().names == ["log_likelihood"]
+
+
 def test_inputs_too_large_for_the_kernel_are_refused(data):
     """Far inputs give the prior (1e6); inputs so large that the default
     Matern kernel computes inf * 0 (about 1e155) are refused with a clear
