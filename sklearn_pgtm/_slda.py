@@ -47,6 +47,7 @@ from ._parallel import (
     one_blas_thread,
     thread_pool,
 )
+from .exceptions import ChainDivergenceError
 
 
 @dataclass
@@ -719,9 +720,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         chain = run.chain
         lengths = chain.doc_lengths
         zbar = chain.tokens.doc_topic / np.maximum(lengths, 1)[:, None]
-        run.eta = draw_eta(zbar, run.lam, run.kappa, self.prior_variance, run.eta_rng)
-        check_finite(run.eta, f"{type(self).__name__}.fit", "the classifier weights",
-                     "c (smaller) or prior_variance")
+        run.eta = self._draw_weights(zbar, run.lam, run.kappa, run.eta_rng)
         run.response.eta[:] = run.eta
         response_terms(chain.tokens.doc_topic, lengths, run.eta, run.kappa, run.lam,
                        run.response)
@@ -757,6 +756,25 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             run.eta_sum += run.eta
             run.n_eta += 1
 
+    def _draw_weights(self, zbar, lam, kappa, rng, offset=None):
+        """One draw of a weight vector from its Gaussian conditional
+        (:func:`draw_eta`), its failures as the chain's divergence."""
+        whom = f"{type(self).__name__}.fit"
+        try:
+            eta = draw_eta(zbar, lam, kappa, self.prior_variance, rng, offset)
+        except np.linalg.LinAlgError as exc:
+            # The precision I / nu^2 + sum_d lambda_d zbar_d zbar_d^T loses its
+            # prior term to rounding once the Polya-Gamma terms (growing with
+            # c) exceed 1 / nu^2 by about 1e16 in a direction that the
+            # documents' frequencies leave (nearly) undetermined, e.g. fewer
+            # documents than topics: numpy's Cholesky factorization then fails.
+            raise ChainDivergenceError(
+                f"{whom}: the precision matrix of the classifier weights is not positive "
+                f"definite in float64 (c={self.c!r}, prior_variance={self.prior_variance!r}); "
+                "the chain diverged. Change c (smaller) or prior_variance (smaller).") from exc
+        check_finite(eta, whom, "the classifier weights", "c (smaller) or prior_variance")
+        return eta
+
     def _draw_class_weights(self, zbar, lengths, kappa, eta, pg_states, rng, bounds, lam_out):
         """Each class's weights ``eta`` (C, K) given the others, in place:
         ``lambda_j`` (into ``lam_out[:, j]``), then ``eta_j``; the documents'
@@ -772,9 +790,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
                 omega, j, lengths, self.c, method, self.pg_terms, pg_states, lo, hi,
                 offset, lam), bounds)
             lam_out[:, j] = lam
-            eta_j = draw_eta(zbar, lam, kappa[:, j], self.prior_variance, rng, offset)
-            check_finite(eta_j, f"{type(self).__name__}.fit", "the classifier weights",
-                         "c (smaller) or prior_variance")
+            eta_j = self._draw_weights(zbar, lam, kappa[:, j], rng, offset)
             eta[j] = eta_j
             omega[:, j] = zbar @ eta_j
 
@@ -863,9 +879,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             map_ranges(lambda lo, hi: draw_augmentation(
                 zbar, has_tokens, eta, self.c, method, self.pg_terms, pg_states, lo, hi, lam),
                 bounds)
-            eta = draw_eta(zbar, lam, kappa, self.prior_variance, rng)
-            check_finite(eta, f"{type(self).__name__}.fit", "the classifier weights",
-                         "c (smaller) or prior_variance")
+            eta = self._draw_weights(zbar, lam, kappa, rng)
             yield eta
 
     def _class_weights_draws(self, zbar, lengths, kappa, eta, pg_states, rng, bounds):

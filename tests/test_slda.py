@@ -644,6 +644,29 @@ def test_extreme_c_fails_with_an_error_naming_c():
     assert np.all(np.isfinite(clf.predict_log_proba(X)))
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
+@pytest.mark.parametrize("n_docs, setting", [(40, dict(c=1e20)),
+                                             (6, dict(prior_variance=1e300))])
+def test_weights_precision_lost_to_rounding_fails_naming_c_and_prior_variance(
+        n_classes, multi_class, n_docs, setting):
+    # The weights' precision I / nu^2 + sum_d lambda_d zbar_d zbar_d^T loses
+    # the prior's term to rounding next to the Polya-Gamma terms at an extreme
+    # c, or at an extreme nu^2 in the directions that fewer documents than
+    # topics leave undetermined. Its Cholesky factorization failed with
+    # numpy's bare "Matrix is not positive definite" (LinAlgError); now the
+    # package's divergence error, naming both settings.
+    from sklearn_pgtm.exceptions import ChainDivergenceError
+
+    X, _ = make_supervised_corpus(n_docs=n_docs)
+    y = np.arange(n_docs) % n_classes
+    clf = GibbsSLDAClassifier(n_components=10, multi_class=multi_class, max_iter=4, burn_in=2,
+                              random_state=0, **setting)
+    with pytest.raises(ChainDivergenceError, match=r"Change c \(smaller\) or prior_variance"):
+        clf.fit(X, y)
+    assert not hasattr(clf, "coef_")
+
+
 def test_empty_documents_are_allowed():
     X, y = make_supervised_corpus(n_docs=60)
     X[:5] = 0
