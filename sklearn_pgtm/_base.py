@@ -291,10 +291,12 @@ class ChainTrace:
         models the collapsed ``log p(w, z | alpha, beta)``).
     topic_share : ndarray of shape (n_iter, n_topics)
         Fraction of the tokens assigned to each topic after each sweep.
-    doc_topic_prior : ndarray of shape (n_iter,) or None
-        The (symmetric) document-topic prior at each sweep, when estimated.
-    topic_word_prior : ndarray of shape (n_iter,) or None
-        The topic-word prior at each sweep, when estimated.
+    doc_topic_prior : ndarray of shape (n_iter,) or (n_iter, n_models) or None
+        The (symmetric) document-topic prior at each sweep, when estimated;
+        one column per binary model of a one-vs-rest classifier.
+    topic_word_prior : ndarray of shape (n_iter,) or (n_iter, n_models) or None
+        The topic-word prior at each sweep, when estimated; one column per
+        binary model of a one-vs-rest classifier.
     coef : ndarray of shape (n_iter, n_models, n_topics) or None
         Classifier weights of each sweep (supervised model): a row per
         binary model, or per class of the multinomial model (its topics

@@ -479,7 +479,10 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         log pseudo-likelihood, summed over the models.
 
     trace_ : ChainTrace
-        Per-sweep record of the chains, including the weights (``coef``).
+        Per-sweep record of the chains, including the weights (``coef``);
+        for one-vs-rest the estimated priors have one column per model
+        (``doc_topic_prior`` and ``topic_word_prior`` of shape
+        (n_iter, n_classes)).
 
     n_features_in_ : int
         Number of words (features) seen in :meth:`fit`.
@@ -710,6 +713,13 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
                 run.notes.extend(f"class {label}: {note}" for note in r.notes)
                 r.notes.clear()
             run.trace.record(coef=np.array([r.eta for r in run.runs]))
+            # Each model's "auto" priors, as a binary run records its own
+            # (_update_priors): one column per model.
+            priors = [r.priors for r in run.runs]
+            if priors[0].estimate_alpha:
+                run.trace.record(doc_topic_prior=[p.alpha[0] for p in priors])
+            if priors[0].estimate_beta:
+                run.trace.record(topic_word_prior=[p.beta for p in priors])
         else:
             self._sweep_binary(run, self.n_jobs)
             run.trace.record(coef=run.eta[None, :].copy())

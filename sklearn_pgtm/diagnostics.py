@@ -685,6 +685,14 @@ def _collect_quantities(models, n_iter, orders, n_blocks):
                     quantities[f"coef[{row}, {k}]"] = draws[:, :, row, k]
         elif shape == ():
             quantities[name] = np.stack(parts)
+        elif (name in ("doc_topic_prior", "topic_word_prior") and n_blocks > 1
+              and shape == (n_blocks,)):
+            # One symmetric prior per binary model of a one-vs-rest
+            # classifier: the models are the classes, in the same order in
+            # every chain, and a symmetric prior does not depend on the topics'.
+            draws = np.stack(parts)
+            for b in range(n_blocks):
+                quantities[f"{name}[{b}]"] = draws[:, :, b]
         elif len(shape) == 1 and shape[0] == n_topics:
             draws = aligned(name, parts, "flat")
             for k in range(n_topics):
@@ -788,7 +796,9 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
         ``topic_share`` (n_iter, n_topics), ``coef`` (n_iter, n_models,
         n_components), or (n_iter, n_classes, n_components) for a
         multinomial classifier over shared topics, ``doc_topic_prior``
-        (n_iter,) or (n_iter, n_topics), ``topic_word_prior`` (n_iter,) and
+        (n_iter,), (n_iter, n_topics) or (n_iter, n_models) for a
+        one-vs-rest classifier, ``topic_word_prior`` (n_iter,) or
+        (n_iter, n_models) and
         ``mean`` (n_iter, dim), each None when not applicable; per-topic
         quantities need ``components_`` (a
         DynamicTopicModel's topics are matched by their word distributions

@@ -620,6 +620,31 @@ def test_one_vs_rest_chains_in_threads_give_the_same_models():
     np.testing.assert_array_equal(threaded.predict_proba(X), serial.predict_proba(X))
 
 
+def test_one_vs_rest_trace_records_each_models_priors():
+    # The "auto" priors of each binary model were recorded only in its own
+    # run's trace, which one-vs-rest discarded: trace_.doc_topic_prior and
+    # topic_word_prior were None (binary and multinomial fits had them), and
+    # diagnostics.summary left the priors out. Now one column per model.
+    from sklearn_pgtm.diagnostics import summary
+
+    X, y = make_three_class()
+    params = dict(n_components=3, c=4.0, max_iter=10, burn_in=6, warm_start=True)
+    chains = [GibbsSLDAClassifier(**params, random_state=seed).fit(X, y) for seed in (0, 1)]
+    clf = chains[0]
+    for name in ("doc_topic_prior", "topic_word_prior"):
+        traced = getattr(clf.trace_, name)
+        assert traced.shape == (10, 3)
+        for m, run in enumerate(clf._run.runs):  # each model's own record
+            np.testing.assert_array_equal(traced[:, m], getattr(run.trace, name))
+        # Held at the fitted estimate after the burn-in.
+        np.testing.assert_array_equal(traced[-1], getattr(clf, name + "_"))
+    table = summary(chains, burn_in=2)
+    names = set(table.names)
+    assert {f"doc_topic_prior[{m}]" for m in range(3)} <= names
+    assert {f"topic_word_prior[{m}]" for m in range(3)} <= names
+    assert "left out" not in str(table)
+
+
 def test_log_proba_is_finite_for_extreme_scores():
     X, y = make_supervised_corpus(n_docs=60)
     clf = GibbsSLDAClassifier(n_components=4, c=256.0, max_iter=10, burn_in=4,
