@@ -819,6 +819,14 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             total += r.priors.log_joint(r.chain) + response[r.chain.doc_lengths > 0].sum()
         return total
 
+    def _trend_trace(self):
+        """The trace the ConvergenceWarning judges: the models' mean
+        log-likelihood. One-vs-rest sums its models' log-likelihoods, each
+        over every token; the warning's least rise is per token of one model
+        (``MIN_RISE_PER_TOKEN``), which the sum would reach when each model
+        rose by 1 / n_classes of it."""
+        return self.log_likelihood_trace_ / self._n_models()
+
     def _finish(self, run):
         runs = _model_runs(run)
         priors = []

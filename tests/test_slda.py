@@ -7,6 +7,7 @@ recovery from data drawn from the binary and the multinomial models,
 multi-class, threads, input errors, scikit-learn checks."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -643,6 +644,31 @@ def test_one_vs_rest_trace_records_each_models_priors():
     assert {f"doc_topic_prior[{m}]" for m in range(3)} <= names
     assert {f"topic_word_prior[{m}]" for m in range(3)} <= names
     assert "left out" not in str(table)
+
+
+@pytest.mark.parametrize("rate, warns", [(0.005, False), (0.02, True)])
+def test_one_vs_rest_convergence_warning_judges_each_models_rise(monkeypatch, rate, warns):
+    # Each model's log-likelihood rises by `rate` nats per token over the
+    # second half of the chain: a one-vs-rest classifier warns as a binary
+    # one does (the warning's least rise, MIN_RISE_PER_TOKEN = 0.01, is per
+    # token of one model). The summed trace of three models rose by three
+    # times as much, so 0.005 per model warned (20 Newsgroups, 20 classes,
+    # 200 sweeps: 0.0063 per model, 0.126 summed).
+    from sklearn.exceptions import ConvergenceWarning
+
+    def rising(self, run):
+        runs = _slda._model_runs(run)
+        n_tokens = runs[0].chain.doc_lengths.sum()
+        return len(runs) * rate * n_tokens * run.iteration / (self.max_iter / 2)
+
+    monkeypatch.setattr(GibbsSLDAClassifier, "_log_likelihood", rising)
+    X, y = make_three_class()
+    for labels in (y, y == 0):  # one-vs-rest, binary
+        clf = GibbsSLDAClassifier(n_components=3, c=4.0, max_iter=10, burn_in=4, random_state=0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            clf.fit(X, labels)
+        assert any(w.category is ConvergenceWarning for w in caught) is warns
 
 
 def test_log_proba_is_finite_for_extreme_scores():
