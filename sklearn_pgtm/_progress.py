@@ -107,10 +107,11 @@ class ProgressReporter:
         elapsed = now - self.start
         rate = done / elapsed if elapsed > 0 else float("inf")
         eta = (n_iter - done) / rate if rate > 0 else float("inf")
-        parts = " ".join(f"{key}={_format_value(value)}" for key, value in values.items())
+        items = [f"{key}={_format_value(value)}" for key, value in values.items()]
+        parts = " ".join(items)
         speed = f"{rate:.1f} sweeps/s" if rate != float("inf") else "- sweeps/s"
         if self._on_terminal():
-            line = self._bar_line(done, n_iter, speed, parts, eta)
+            line = self._bar_line(done, n_iter, speed, items, eta)
             # Pad with spaces to erase what a longer previous line left behind.
             self.stream.write("\r" + line.ljust(self._drawn_width))
             self.stream.flush()
@@ -122,16 +123,24 @@ class ProgressReporter:
                   f"elapsed={elapsed:.2f}s eta={_format_duration(eta)}",
                   file=self.stream, flush=True)
 
-    def _bar_line(self, done, n_iter, speed, parts, eta):
+    def _bar_line(self, done, n_iter, speed, items, eta):
         """The terminal line, never wider than the terminal (a wrapped line
-        cannot be redrawn): the bar narrows first, then the values are cut."""
+        cannot be redrawn): the bar narrows first, then whole fields are left
+        out, the speed first, then the values from the last one, then the
+        ETA. A field is never cut: a value cut short shows another number
+        (``log_likelihood=-318`` for -3180.5). Only a terminal too narrow for
+        the name and the sweeps done cuts the line."""
         columns = shutil.get_terminal_size(fallback=(80, 24)).columns - 1
-        text = f"{done}/{n_iter} sweeps  {speed}  ETA {_format_duration(eta)}"
-        if parts:
-            text += f"  {parts}"
         prefix = f"[{self.name}] "
+        fields = [f"{done}/{n_iter} sweeps", speed, f"ETA {_format_duration(eta)}", *items]
+        kept = list(range(len(fields)))
+        for left_out in [1, *range(len(fields) - 1, 2, -1), 2]:
+            if len(prefix) + len("  ".join(fields[i] for i in kept)) <= columns:
+                break
+            kept.remove(left_out)
+        text = "  ".join(fields[i] for i in kept)
         width = min(BAR_WIDTH, columns - len(prefix) - len(text) - 3)
-        if width >= 5:
+        if width >= 5 and len(kept) == len(fields):
             filled = int(width * min(done / max(n_iter, 1), 1.0))
             prefix += "|" + "#" * filled + "-" * (width - filled) + "| "
         return (prefix + text)[:max(columns, 20)]

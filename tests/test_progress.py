@@ -106,11 +106,28 @@ def test_bar_fits_the_terminal_width(clock, monkeypatch):
         return frames[-1].rstrip()
 
     numbers = "10/10 sweeps  1.0 sweeps/s  ETA 0s  log_likelihood=-1225.5"
-    # Narrower terminals narrow the bar first, then drop it, then cut the values.
+    # Narrower terminals narrow the bar first, then drop it, then leave out
+    # whole fields (the speed, then the values, then the ETA).
     assert last_frames(100) == "[EmpiricalBayesLDA] |" + "#" * 18 + "| " + numbers
     assert last_frames(87) == "[EmpiricalBayesLDA] |#####| " + numbers
     assert last_frames(80) == "[EmpiricalBayesLDA] " + numbers
-    assert last_frames(50) == ("[EmpiricalBayesLDA] " + numbers)[:49]
+    assert last_frames(66) == "[EmpiricalBayesLDA] 10/10 sweeps  ETA 0s  log_likelihood=-1225.5"
+    assert last_frames(50) == "[EmpiricalBayesLDA] 10/10 sweeps  ETA 0s"
+
+
+def test_bar_never_shows_a_value_cut_short(clock, monkeypatch):
+    # Cutting the line at the terminal's width showed "log_likelihood=-12" for
+    # -1225.5 (on an 80-column terminal, the correlated model's
+    # "log_likelihood=-318" for -3180.5): every field is shown whole or not at all.
+    fields = {"10/10 sweeps", "1.0 sweeps/s", "ETA 0s", "log_likelihood=-1225.5"}
+    for columns in range(40, 90):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        terminal = FakeTerminal()
+        run(ProgressReporter("EmpiricalBayesLDA", 1, stream=terminal), clock, 10, 1.0)
+        last = terminal.getvalue().split("\n")[0].split("\r")[-1].rstrip()
+        assert len(last) <= columns - 1
+        shown = last.split("] ", 1)[1].split("| ")[-1].split("  ")
+        assert set(shown) <= fields and "10/10 sweeps" in shown, (columns, last)
 
 
 def test_value_format():
