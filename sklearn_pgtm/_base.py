@@ -734,7 +734,9 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
                          self._iterations_parameter, n_tokens=int(X.sum()),
                          can_continue="warm_start" in self.get_params(),
                          note=self._trend_note)
-        reporter.summary(f"{run.iteration} sweeps, log-likelihood "
+        # A continued chain (warm_start) ran ``it`` of its sweeps in this call.
+        in_chain = f" ({run.iteration} in the chain)" if run.iteration != it else ""
+        reporter.summary(f"{it} sweeps{in_chain}, log-likelihood "
                          f"{self.log_likelihood_trace_[-1]:.6g}")
         return self
 

@@ -125,6 +125,21 @@ def test_verbose_reports_progress_and_a_summary(capsys):
     assert "sweep 10/10" in out and "log_likelihood" in out and "done" in out
 
 
+def test_verbose_summary_of_a_continued_fit_counts_its_own_sweeps(capsys):
+    # The summary of a warm-start continuation said "done in 0.01s: 300
+    # sweeps" after the 100 sweeps of that call (300 in the whole chain).
+    lda = GibbsLDA(2, max_iter=20, burn_in=4, warm_start=True, random_state=0)
+    lda.fit(np.ones((6, 5)))
+    capsys.readouterr()
+    lda.set_params(max_iter=5, verbose=1).fit(np.ones((6, 5)))
+    summary = capsys.readouterr().out.splitlines()[-1]
+    assert summary.endswith(f"5 sweeps (25 in the chain), log-likelihood "
+                            f"{lda.log_likelihood_trace_[-1]:.6g}")
+    assert lda.n_iter_ == 25
+    GibbsLDA(2, max_iter=5, burn_in=4, verbose=1, random_state=0).fit(np.ones((6, 5)))
+    assert ": 5 sweeps, log-likelihood" in capsys.readouterr().out.splitlines()[-1]
+
+
 @parametrize_with_checks([GibbsLDA(3, max_iter=6, burn_in=2, n_infer_iter=4)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
