@@ -19,7 +19,7 @@ from sklearn.base import (
 )
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ._base import (
     N_JOBS_CONSTRAINT,
@@ -169,6 +169,25 @@ def _sequence_ptr(lengths, n_rows, whom):
     seq_ptr = np.zeros(lengths.size + 1, dtype=np.int64)
     np.cumsum(lengths, out=seq_ptr[1:])
     return seq_ptr
+
+
+def _check_y_not_lengths(y, n_rows, whom):
+    """A ValueError when ``y``, which is ignored, is not one value per row of
+    X: then it is no target a pipeline passes through but most likely the
+    sequence lengths given in second place, hmmlearn's ``fit(X, lengths)``,
+    which would silently fit X as one sequence."""
+    if y is None:
+        return
+    try:
+        n_values = _num_samples(y)
+    except TypeError:  # a scalar
+        n_values = 0
+    if n_values != n_rows:
+        raise ValueError(
+            f"{whom}: y is not used (a target of one value per row of X is accepted and "
+            f"ignored), but it has {n_values} values for the {n_rows} rows of X. The lengths "
+            "of the sequences go in lengths= (e.g. fit(X, lengths=lengths)); in second "
+            "place they would be ignored and X read as one sequence.")
 
 
 def _spectral_radius(matrices):
@@ -829,7 +848,9 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             several sequences are concatenated.
 
         y : Ignored
-            Not used, present for API consistency.
+            Not used, present for API consistency: a target of one value per
+            row of X (as a Pipeline passes it) is ignored; other values raise a
+            ``ValueError`` (the sequence lengths go in ``lengths``).
 
         lengths : array-like of int, default=None
             Lengths of the consecutive sequences in X (hmmlearn's
@@ -843,6 +864,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         whom = type(self).__name__
         self._record_fit_params()
         X, seq_ptr = self._validate(X, lengths, reset=True, whom=whom)
+        _check_y_not_lengths(y, X.shape[0], whom)
         if self.burn_in is not None and self.burn_in >= self.max_iter:
             # Cutting it to max_iter - 1 kept fewer draws than n_samples, silently.
             raise ValueError(f"burn_in={self.burn_in} must be smaller than "
@@ -924,7 +946,9 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             Counts, rows of consecutive sequences.
 
         y : Ignored
-            Not used, present for API consistency.
+            Not used, present for API consistency: a target of one value per
+            row of X (as a Pipeline passes it) is ignored; other values raise a
+            ``ValueError`` (the sequence lengths go in ``lengths``).
 
         lengths : array-like of int, default=None
             Lengths of the sequences in X; ``None`` means one sequence.
@@ -934,7 +958,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         states : ndarray of shape (n_samples, n_components)
             Posterior means of the states.
         """
-        return self.fit(X, lengths=lengths).transform(X, lengths=lengths)
+        return self.fit(X, y, lengths=lengths).transform(X, lengths=lengths)
 
     # ------------------------------------------------------ state inference
     def _infer(self, X, lengths, whom, proba):
@@ -1095,7 +1119,9 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             Counts, rows of consecutive sequences.
 
         y : Ignored
-            Not used, present for API consistency.
+            Not used, present for API consistency: a target of one value per
+            row of X (as a Pipeline passes it) is ignored; other values raise a
+            ``ValueError`` (the sequence lengths go in ``lengths``).
 
         lengths : array-like of int, default=None
             Lengths of the sequences in X; ``None`` means one sequence.
@@ -1112,6 +1138,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             Mean log predictive probability per count (higher is better).
         """
         whom = f"{type(self).__name__}.score"
+        if y is not None:  # before the particle filters, which take a while
+            _check_y_not_lengths(y, _num_samples(X), whom)
         log_pred, _, _, data = self._particle_filter(X, lengths, continue_training, whom,
                                                      proba=False, seed_offset=1)
         if data.n_counts == 0:

@@ -467,6 +467,24 @@ def test_input_validation(small_fit):
         MultinomialLDS(2, max_iter=2).fit(np.zeros((6, 3)))
 
 
+def test_lengths_in_second_place_are_not_ignored_silently(small_fit):
+    # hmmlearn's fit(X, lengths) put the lengths in y, which was ignored: X
+    # was fitted (and scored) as one sequence without a word.
+    X, lds = small_fit
+    with pytest.raises(ValueError, match="2 values for the 60 rows of X.*lengths="):
+        MultinomialLDS(2, max_iter=2).fit(X, [30, 30])
+    with pytest.raises(ValueError, match="2 values for the 60 rows of X"):
+        MultinomialLDS(2, max_iter=2).fit_transform(X, [30, 30])
+    with pytest.raises(ValueError, match="2 values for the 60 rows of X"):
+        lds.score(X, [30, 30])
+    # A target of one value per row, as a Pipeline passes it, is still ignored.
+    y = np.arange(60) % 2
+    fitted = MultinomialLDS(2, max_iter=2, random_state=0).fit(X, y)
+    plain = MultinomialLDS(2, max_iter=2, random_state=0).fit(X)
+    np.testing.assert_array_equal(fitted.emission_matrix_, plain.emission_matrix_)
+    assert lds.score(X[:10], y[:10]) == lds.score(X[:10])
+
+
 @pytest.mark.parametrize("sign", [1, -1])
 def test_n_jobs_zero_is_refused_by_the_parameter_validation(small_fit, sign):
     # Refused up front, as by the topic models (N_JOBS_CONSTRAINT): it passed
