@@ -164,7 +164,10 @@ class EmpiricalBayesLDA(GibbsLDA):
         Number of topics ``T``. The default and the choice of K are
         :class:`GibbsLDA`'s: scikit-learn's default, checked for this model
         too at K = 5-100 against the peers (sections defaults_peers and
-        defaults_unseen of ``benchmarks/RESULTS.md``).
+        defaults_unseen of ``benchmarks/RESULTS.md``). With ``T = 1`` every
+        document's proportion is 1 whatever ``alpha``: the corpus says
+        nothing of it (``doc_topic_prior_`` only reflects the hyperprior),
+        and the convergence checks judge ``topic_word_prior`` alone.
 
     sampler : {"augmentation", "hmc"}, default="augmentation"
         Update of ``h`` given the topics: ``"augmentation"`` is the augmented
@@ -744,7 +747,15 @@ class EmpiricalBayesLDA(GibbsLDA):
                       for chain_draws in draws])
         combined = z.sum(axis=0) / math.sqrt(z.shape[0])
         return [name for name, value in zip(self._h_names(), combined)
-                if abs(value) > threshold]
+                if abs(value) > threshold
+                and (self._alpha_identified() or name == "topic_word_prior")]
+
+    def _alpha_identified(self):
+        """Whether the corpus informs alpha. With one topic every document's
+        proportion is 1 whatever alpha: its chains draw from the hyperprior
+        alone, drift and disagree by nature, and the checks of the chains
+        (burn-in extension, warnings) judge beta alone."""
+        return self.n_components > 1
 
     def _far_apart_components(self, chain_values):
         """(name, smallest, largest) of alpha (the sum of the alphas when
@@ -758,7 +769,8 @@ class EmpiricalBayesLDA(GibbsLDA):
         alpha = chain_values[:, :-1].sum(axis=1)
         name = "doc_topic_prior" if self.symmetric_alpha else "the sum of doc_topic_prior"
         far = []
-        for label, values in ((name, alpha), ("topic_word_prior", chain_values[:, -1])):
+        checked = [(name, alpha)] if self._alpha_identified() else []
+        for label, values in checked + [("topic_word_prior", chain_values[:, -1])]:
             if values.max() > FAR_APART_FACTOR * values.min():
                 far.append((label, float(values.min()), float(values.max())))
         return far

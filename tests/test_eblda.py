@@ -565,3 +565,22 @@ def test_confidence_region_bound_matches_in_confidence_region():
         with pytest.raises(ValueError, match="level must lie in"):
             model.in_confidence_region(model.doc_topic_prior_, model.topic_word_prior_,
                                        level=level)
+
+
+@pytest.mark.parametrize("symmetric_alpha", [True, False])
+def test_one_topic_judges_the_chains_of_beta_alone(symmetric_alpha):
+    # With one topic alpha does not enter the likelihood: its chains draw
+    # from the hyperprior and lie far apart on every corpus, so a fit at the
+    # defaults extended its burn-in (here from 200 to 575 iterations) and
+    # warned (doc_topic_prior from 0.44 to 2.1) however well beta, the one
+    # hyperparameter the corpus informs, had settled.
+    X, _ = lda_corpus(150, 50, 3, 60, 0.3, 0.1, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = EmpiricalBayesLDA(1, symmetric_alpha=symmetric_alpha,
+                                  random_state=0).fit(X)
+    assert model.burn_in_ == model.burn_in
+    beta = model.chain_estimates_[:, -1]
+    assert beta.max() < 2 * beta.min()
+    # The checks still judge alpha from two topics on.
+    assert EmpiricalBayesLDA(2)._alpha_identified()
