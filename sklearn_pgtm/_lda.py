@@ -47,13 +47,20 @@ class DirichletTopicModel(GibbsTopicModel):
 
     def _move_topics(self, run):
         """After the sweep of ``run.iteration``: a round of split-merge moves
-        when one is due (symmetric priors), each accepted move a note for the
-        progress report."""
+        when one is due (symmetric priors), noted for the progress report:
+        one line per round, one per accepted move with ``verbose >= 2``."""
         moves = run.split_merge
         if moves is not None and moves.due(run.iteration, self.burn_in):
             made = moves.step(run.chain, float(run.priors.alpha[0]), float(run.priors.beta),
                               run.iteration)
-            run.notes.extend(str(move) for move in made)
+            if len(made) == 1 or (made and self.verbose >= 2):
+                run.notes.extend(str(move) for move in made)
+            elif made:
+                # At K = 100 a round can accept a dozen moves: a line each
+                # buried the sweeps' progress lines.
+                run.notes.append(
+                    f"after sweep {made[0].sweep}, {len(made)} split-merge moves (log joint "
+                    f"+{sum(move.gain for move in made):.1f}; verbose=2 lists them)")
 
     def _alpha_vector(self):
         return np.full(self._n_topics(), self.doc_topic_prior_)
@@ -213,7 +220,8 @@ class GibbsLDA(DirichletTopicModel):
         and the same ``transform`` output.
 
     verbose : int, default=0
-        Print progress (sweeps, log-likelihood, time) and a summary.
+        Print progress (sweeps, log-likelihood, time) and a summary; from 2
+        on, every accepted split-merge move (1: one line per round of moves).
 
     Attributes
     ----------

@@ -442,7 +442,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         Results depend only on ``random_state`` and ``n_jobs``.
 
     verbose : int, default=0
-        Print progress (sweeps, log-likelihood, time) and a summary.
+        Print progress (sweeps, log-likelihood, time) and a summary; from 2
+        on, every accepted split-merge move (1: one line per round of moves).
 
     Attributes
     ----------

@@ -234,6 +234,22 @@ def test_verbose_reports_the_moves(merged_corpus, capsys):
     assert "[GibbsLDA] after sweep 25, topics" in capsys.readouterr().out
 
 
+def test_verbose_notes_one_line_per_round_of_several_moves(capsys):
+    # K = 100 on a 30-topic corpus: the round after sweep 25 accepts a dozen
+    # moves; verbose=1 notes the round in one line, verbose=2 each move.
+    X = lda_corpus(300, 200, 30, 60, 0.1, 0.05, seed=0)[0]
+    params = dict(n_components=100, max_iter=30, burn_in=60, random_state=0)
+    moves = GibbsLDA(warm_start=True, **params).fit(X)._run.split_merge.moves
+    assert len(moves) > 1
+    capsys.readouterr()
+    GibbsLDA(verbose=1, **params).fit(X)
+    out = capsys.readouterr().out
+    assert out.count("after sweep") == 1
+    assert f"after sweep 25, {len(moves)} split-merge moves" in out
+    GibbsLDA(verbose=2, **params).fit(X)
+    assert capsys.readouterr().out.count("after sweep 25, topics") == len(moves)
+
+
 # -- the supervised model's chains make the same moves ------------------------
 def _labels(X):
     """A binary label from the documents' use of the first 50 words."""
