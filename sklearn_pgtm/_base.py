@@ -100,14 +100,20 @@ def check_counts(estimator, X, *, reset, whom=None, as_tokens=True):
     - at predict / transform time a wrong number of features raises
       ``ValueError`` naming both numbers.
 
-    Returns a ``scipy.sparse.csr_matrix`` of ``int64`` with sorted indices and
-    explicit zeros removed.
+    Returns a ``scipy.sparse.csr_matrix`` of ``int64`` with sorted indices,
+    duplicate entries summed (before the checks and the rounding: a cell's
+    value is the sum of its entries) and explicit zeros removed.
     """
     whom = whom or type(estimator).__name__
     X = validate_data(estimator, X, reset=reset, accept_sparse="csr",
                       dtype=[np.float64, np.float32])
-    check_non_negative(X, whom)
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    # A CSR matrix may store a cell in several entries (its value is their
+    # sum): add them up before the entries are checked and rounded, which
+    # rounded the parts (1.5 + 1.5 stored for a 3 became 2 + 2) and refused
+    # a cell stored as -1 + 3.
+    X.sum_duplicates()
+    check_non_negative(X, whom)
     X.eliminate_zeros()
     warn_if_fractional(X.data, whom)
     X.data = np.rint(X.data)

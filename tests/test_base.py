@@ -40,6 +40,19 @@ def test_check_counts_rounds_and_accepts_formats(make):
     np.testing.assert_array_equal(out.toarray(), [[0, 2], [2, 0]])
 
 
+def test_check_counts_sums_duplicate_entries_before_rounding():
+    # A CSR matrix may store one cell in several entries; its value is their
+    # sum. [[3, 1], [0, 5]] stored as halves was rounded half by half (1.5 +
+    # 1.5 -> 2 + 2, 0.5 + 0.5 -> 0 + 0) and a cell stored as -1 + 3 refused.
+    X = sp.csr_matrix((np.array([1.5, 1.5, 0.5, 0.5, -1.0, 6.0]),
+                       np.array([0, 0, 1, 1, 1, 1]), np.array([0, 4, 6])), shape=(2, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the cells are integers: no rounding warning
+        out = check_counts(_Dummy(), X, reset=True)
+    np.testing.assert_array_equal(out.toarray(), [[3, 1], [0, 5]])
+    assert X.nnz == 6  # the caller's matrix is left as it was
+
+
 def test_check_counts_errors():
     est = _Dummy()
     with pytest.raises(ValueError, match="Negative values"):
