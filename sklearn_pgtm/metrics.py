@@ -39,6 +39,8 @@ def _as_count_csr(X, whom, name="X"):
                     ensure_min_samples=0, ensure_min_features=0, ensure_all_finite=False,
                     estimator=whom)
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    # A cell stored in several entries is their sum (as in check_counts).
+    X.sum_duplicates()
     if X.data.size and not np.all(np.isfinite(X.data)):
         raise ValueError(f"Input X passed to {whom} contains NaN or infinity.")
     check_non_negative(X, whom)

@@ -28,6 +28,22 @@ def test_split_preserves_counts_and_halves_them():
     np.testing.assert_array_equal(again.toarray(), observed.toarray())
 
 
+def test_duplicate_entries_are_summed_before_rounding():
+    # A CSR matrix may store one cell in several entries (its value is their
+    # sum); the metrics rounded each entry, so halves 1.5 + 1.5 of a count 3
+    # counted 4 and halves 0.5 + 0.5 of a count 1 counted 0.
+    X = np.array([[3, 1, 0], [0, 2, 5]])
+    halves = sp.csr_matrix((np.repeat(X[X > 0] / 2, 2), np.repeat(np.nonzero(X)[1], 2),
+                            np.array([0, 4, 8])), shape=X.shape)
+    theta = np.array([[0.7, 0.3], [0.2, 0.8]])
+    phi = np.array([[0.5, 0.3, 0.2], [0.1, 0.2, 0.7]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the cells are integers: no rounding warning
+        assert heldout_perplexity(theta, phi, halves) == heldout_perplexity(theta, phi, X)
+        observed, heldout = split_document_completion(halves, random_state=0)
+    np.testing.assert_array_equal((observed + heldout).toarray(), X)
+
+
 def test_heldout_perplexity_matches_loop_reference():
     rng = np.random.RandomState(0)
     theta = rng.dirichlet(np.ones(3), size=5)
