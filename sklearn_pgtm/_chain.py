@@ -45,7 +45,13 @@ from ._kernels._sweeps import (
     sample_weighted,
     word_topic_lists,
 )
-from ._parallel import balanced_cuts, effective_n_jobs, map_ranges, thread_pool
+from ._parallel import (
+    balanced_cuts,
+    effective_n_jobs,
+    map_ranges,
+    requested_n_jobs,
+    thread_pool,
+)
 
 # From this many topics on, the LDA sweep is SparseLDA (benchmarks/throughput.py
 # on 20 Newsgroups: the dense sweep is faster at K = 20 and 100, SparseLDA
@@ -244,13 +250,16 @@ class TopicChain:
     def _partitioned(self, n_jobs, run_block):
         """Run ``run_block(topic_total, block)`` over the partitioned scheme."""
         self.n_sweeps += 1
-        n_parts = self.n_threads = self._n_parts(n_jobs)
+        n_parts = self._n_parts(n_jobs)
+        # The blocks of a sub-round share nothing: fewer threads than blocks
+        # (a machine with fewer cores) run them in turn, to the same result.
+        self.n_threads = self._n_threads(n_jobs)
         if n_parts == 1:
             run_block(self.topic_total, (0, self.n_docs, 0, ALL_WORDS))
             return
         doc_cuts = balanced_cuts(self.tokens.doc_ptr, n_parts)
         word_cuts = self._vocabulary_cuts(n_parts)
-        pool = thread_pool(n_parts)
+        pool = thread_pool(self.n_threads)
         for r in range(n_parts):
             totals = [self.topic_total.copy() for _ in range(n_parts)]
             futures = []
@@ -266,7 +275,14 @@ class TopicChain:
             self.topic_total += sum(total - self.topic_total for total in totals)
 
     def _n_parts(self, n_jobs):
-        """Threads (document blocks and vocabulary slices) of a sweep with ``n_jobs``."""
+        """Document blocks and vocabulary slices of a sweep with ``n_jobs``:
+        as many as ``n_jobs`` asks for (at most the documents or the words),
+        not capped by the cores: the blocks decide the result, and capping
+        them made ``n_jobs=2`` fit another model on one core than on two."""
+        return max(1, min(requested_n_jobs(n_jobs), self.n_docs, self.n_words))
+
+    def _n_threads(self, n_jobs):
+        """Threads that run the blocks: at most the cores."""
         return effective_n_jobs(n_jobs, min(self.n_docs, self.n_words))
 
     def _current_word_lists(self, n_jobs):
@@ -278,7 +294,7 @@ class TopicChain:
         if self._word_lists is None:
             self._word_lists = word_topic_lists(self.word_topic, self.word_frequencies)
         else:
-            cuts = self._vocabulary_cuts(self._n_parts(n_jobs))
+            cuts = self._vocabulary_cuts(self._n_threads(n_jobs))
             map_ranges(lambda lo, hi: fill_word_topic_lists(self.word_topic, self._word_lists,
                                                             lo, hi), cuts)
         return self._word_lists

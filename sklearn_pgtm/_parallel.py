@@ -25,7 +25,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 __all__ = ["available_cores", "balanced_cuts", "effective_n_jobs", "map_ranges",
-           "one_blas_thread"]
+           "one_blas_thread", "requested_n_jobs"]
 
 
 def available_cores():
@@ -34,6 +34,24 @@ def available_cores():
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def requested_n_jobs(n_jobs):
+    """The number of threads ``n_jobs`` asks for, not capped by the cores:
+    ``None`` is 1, a positive value itself, a negative value counts from the
+    number of cores (``-1``: all of them); 0 raises ``ValueError``.
+
+    What a result may depend on (the blocks of the partitioned topic sweep,
+    :class:`~sklearn_pgtm._chain.TopicChain`): the cores of the machine may
+    only limit how many of the blocks run at once, so that ``n_jobs=4`` gives
+    the same fit on two cores as on eight."""
+    if n_jobs is None:
+        return 1
+    n_jobs = int(n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs == 0 has no meaning; use None or 1 for one thread, "
+                         "-1 for all cores.")
+    return n_jobs if n_jobs > 0 else max(1, available_cores() + 1 + n_jobs)
 
 
 def effective_n_jobs(n_jobs, n_units=None):
@@ -53,16 +71,7 @@ def effective_n_jobs(n_jobs, n_units=None):
     n_threads : int
         At least 1.
     """
-    if n_jobs is None:
-        n = 1
-    else:
-        n_jobs = int(n_jobs)
-        if n_jobs == 0:
-            raise ValueError("n_jobs == 0 has no meaning; use None or 1 for one thread, "
-                             "-1 for all cores.")
-        cores = available_cores()
-        n = n_jobs if n_jobs > 0 else max(1, cores + 1 + n_jobs)
-        n = min(n, cores)
+    n = min(requested_n_jobs(n_jobs), available_cores())
     if n_units is not None:
         n = min(n, max(int(n_units), 1))
     return max(n, 1)

@@ -224,6 +224,25 @@ def test_n_jobs_is_capped_and_zero_is_refused():
     assert max(_POOLS) <= available_cores()
 
 
+@pytest.mark.parametrize("make", [
+    lambda: sklearn_pgtm.GibbsLDA(3, max_iter=4, burn_in=2, n_jobs=2, random_state=0),
+    lambda: sklearn_pgtm.CorrelatedTopicModel(3, max_iter=4, burn_in=2, n_jobs=2,
+                                              random_state=0),
+])
+def test_a_fit_with_n_jobs_does_not_depend_on_the_cores_of_the_machine(make, monkeypatch):
+    # The partitioned sweep took min(n_jobs, cores) blocks: n_jobs=2 fitted
+    # another model on one core (a container, taskset, a batch slot) than on
+    # two, where the user guide promises a function of random_state and n_jobs.
+    import sklearn_pgtm._parallel as parallel
+
+    X = np.random.RandomState(0).poisson(1.0, size=(30, 12))
+    fits = {}
+    for cores in (1, 4):
+        monkeypatch.setattr(parallel, "available_cores", lambda cores=cores: cores)
+        fits[cores] = make().fit(X).components_
+    np.testing.assert_array_equal(fits[1], fits[4])
+
+
 def test_map_ranges_runs_every_block_once_and_waits_for_all_when_one_raises():
     import threading
     import time
