@@ -50,6 +50,9 @@ from .exceptions import ChainDivergenceError, _warn
 
 # A document longer than this cannot be held in the int32 count matrices.
 MAX_DOCUMENT_TOKENS = np.iinfo(np.int32).max
+# Nor a training corpus longer than this: a topic's total (int32, as the
+# topic-word counts) can hold every token of the corpus.
+MAX_CORPUS_TOKENS = np.iinfo(np.int32).max
 # Largest total of a row of a count model that does not expand rows into
 # tokens (MultinomialLDS): its counts are float64, exact up to 2**53.
 MAX_ROW_COUNT = 2**53
@@ -95,8 +98,10 @@ def check_counts(estimator, X, *, reset, whom=None, as_tokens=True):
       count tokens), with a ``UserWarning`` when most nonzero entries are
       fractional (TF-IDF or normalized input is not counts);
     - a document with more tokens than the int32 counts can hold raises
-      ``ValueError`` (``as_tokens``: the rows are expanded into tokens); else
-      a row above ``MAX_ROW_COUNT`` (count models such as MultinomialLDS);
+      ``ValueError`` (``as_tokens``: the rows are expanded into tokens), and
+      so does a training corpus (``reset``) of more than
+      ``MAX_CORPUS_TOKENS``; else a row above ``MAX_ROW_COUNT`` (count models
+      such as MultinomialLDS);
     - at predict / transform time a wrong number of features raises
       ``ValueError`` naming both numbers.
 
@@ -123,6 +128,11 @@ def check_counts(estimator, X, *, reset, whom=None, as_tokens=True):
             f"{whom}: a document has {lengths.max():.3g} tokens; at most "
             f"{MAX_DOCUMENT_TOKENS} per document can be expanded into tokens (the counts "
             "are probably not word counts).")
+    if as_tokens and reset and lengths.sum() > MAX_CORPUS_TOKENS:
+        raise ValueError(
+            f"{whom}: the corpus has {lengths.sum():.3g} tokens; at most "
+            f"{MAX_CORPUS_TOKENS} can be fitted (the topics' token counts are int32). "
+            "Fit a sample of the documents.")
     if not as_tokens and lengths.size and lengths.max() > MAX_ROW_COUNT:
         raise ValueError(
             f"{whom}: a row has {lengths.max():.3g} counts; at most {MAX_ROW_COUNT:.3g} "

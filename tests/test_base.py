@@ -71,6 +71,18 @@ def test_counts_too_large_for_tokens_raise_a_clear_error():
         check_counts(_Dummy(), np.array([[1e20, 1.0]]), reset=True)
 
 
+def test_a_training_corpus_too_large_for_the_topic_totals_raises_a_clear_error():
+    # Each document fits in int32, but the topics' totals (int32) would wrap
+    # around once a topic holds more than 2**31 - 1 of the corpus's tokens.
+    X = np.array([[1.5e9, 0.0], [0.0, 1.5e9]])
+    with pytest.raises(ValueError, match="the corpus has 3e\\+09 tokens"):
+        check_counts(_Dummy(), X, reset=True)
+    est = _Dummy()
+    check_counts(est, np.ones((1, 2)), reset=True)
+    # Inference has no topic totals: a batch that large is not refused.
+    assert check_counts(est, X, reset=False).sum() == 3e9
+
+
 def test_tfidf_like_input_warns():
     X = np.random.default_rng(0).random((5, 6))
     with pytest.warns(UserWarning, match="should hold counts"):
