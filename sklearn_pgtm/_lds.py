@@ -161,10 +161,13 @@ def _sequence_ptr(lengths, n_rows, whom):
         raise ValueError(f"{whom}: lengths must be a non-empty 1-d array of integers.")
     if np.any(lengths < 1):
         raise ValueError(f"{whom}: every sequence length must be at least 1.")
-    if int(lengths.sum()) != n_rows:
+    # A length above n_rows first: their int64 sum wraps around (three
+    # lengths of 2**62 and one of 2**62 + 30 "summed" to 30 rows, and an
+    # IndexError followed).
+    if np.any(lengths > n_rows) or int(lengths.sum()) != n_rows:
         raise ValueError(
-            f"{whom}: lengths sum to {int(lengths.sum())} but X has {n_rows} rows; "
-            "lengths must split the rows of X into consecutive sequences."
+            f"{whom}: lengths sum to {sum(int(v) for v in lengths)} but X has {n_rows} "
+            "rows; lengths must split the rows of X into consecutive sequences."
         )
     seq_ptr = np.zeros(lengths.size + 1, dtype=np.int64)
     np.cumsum(lengths, out=seq_ptr[1:])

@@ -453,6 +453,10 @@ def test_input_validation(small_fit):
         MultinomialLDS(2, max_iter=2).fit(X, lengths=[40, 19])
     with pytest.raises(ValueError, match="at least 1"):
         MultinomialLDS(2, max_iter=2).fit(X, lengths=[60, 0])
+    # Lengths whose int64 sum wraps around to the number of rows (accepted,
+    # then an IndexError).
+    with pytest.raises(ValueError, match=f"lengths sum to {2**64 + 60}"):
+        MultinomialLDS(2, max_iter=2).fit(X, lengths=np.array([2**62] * 3 + [2**62 + 60]))
     with pytest.raises(ValueError, match="Negative values"):
         MultinomialLDS(2, max_iter=2).fit(-X)
     with pytest.raises(ValueError, match="one sequence"):
