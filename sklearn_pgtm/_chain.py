@@ -17,7 +17,9 @@ the K topic totals are shared: each thread works on its own copy within a
 sub-round and the changes are added up at its end. That staleness of K
 numbers, each of order N / K, is the whole approximation. Each document keeps
 its stream, so the result depends only on ``random_state`` and ``n_jobs``;
-with one thread the sweep is exactly the serial one.
+with one thread the sweep is exactly the serial one. P is what ``n_jobs``
+asks for, not capped by the machine's cores: on fewer cores than P, fewer
+threads run the P blocks of a sub-round in turn, to the same result.
 """
 
 import warnings
