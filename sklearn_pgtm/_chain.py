@@ -262,14 +262,19 @@ class TopicChain:
         doc_cuts = balanced_cuts(self.tokens.doc_ptr, n_parts)
         word_cuts = self._vocabulary_cuts(n_parts)
         pool = thread_pool(self.n_threads)
+
+        def run_blocks(r, parts, totals):
+            for p in parts:
+                g = (p + r) % n_parts
+                run_block(totals[p], (int(doc_cuts[p]), int(doc_cuts[p + 1]),
+                                      int(word_cuts[g]), int(word_cuts[g + 1])))
+
+        # One task per thread, each running its share of the blocks in turn
+        # (one task per block cost 15 us each: 60 ms a sweep at n_jobs=64).
+        shares = [range(t, n_parts, self.n_threads) for t in range(self.n_threads)]
         for r in range(n_parts):
             totals = [self.topic_total.copy() for _ in range(n_parts)]
-            futures = []
-            for p in range(n_parts):
-                g = (p + r) % n_parts
-                block = (int(doc_cuts[p]), int(doc_cuts[p + 1]), int(word_cuts[g]),
-                         int(word_cuts[g + 1]))
-                futures.append(pool.submit(run_block, totals[p], block))
+            futures = [pool.submit(run_blocks, r, parts, totals) for parts in shares]
             for future in futures:
                 future.result()
             # Each thread saw its own changes of the totals only (the shared
