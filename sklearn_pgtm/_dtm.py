@@ -719,7 +719,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         run = self._start_run(X, slice_index, labels.shape[0], n_threads)
         kept = self._run_chain(run, reporter, n_threads, whom)
         self._set_fitted(run, kept, labels)
-        warn_if_trending(self.log_likelihood_trace_, name, "max_iter", can_continue=False)
+        warn_if_trending(self.log_likelihood_trace_, name, "max_iter",
+                         n_tokens=run.word_ids.shape[0], can_continue=False)
         reporter.summary(
             f"{self.max_iter} sweeps (+{self.warm_start_iter} LDA warm-up), "
             f"{run.word_ids.shape[0]} tokens, {labels.shape[0]} slices, "

@@ -741,6 +741,22 @@ def test_verbose_reports_progress_and_summary(capsys, dynamic_corpus):
     assert "done in" in out
 
 
+def test_convergence_warning_judges_the_rise_per_token(monkeypatch, dynamic_corpus):
+    # As every other chain of the family, the trend of the second half warns
+    # only when its rise exceeds MIN_RISE_PER_TOKEN nats per training token:
+    # without it, corpora drawn from the model warned at the defaults (K = 10,
+    # 30 slices: z 11.7 for a rise of 0.0084 nats per token), while State of
+    # the Union by decade (0.0102, where more sweeps still help) still warns.
+    from sklearn_pgtm import _dtm
+
+    X, times, _, _ = dynamic_corpus
+    calls = []
+    monkeypatch.setattr(_dtm, "warn_if_trending",
+                        lambda trace, *args, **kwargs: calls.append(kwargs))
+    DynamicTopicModel(3, max_iter=6, warm_start_iter=2, random_state=0).fit(X, times)
+    assert calls[0]["n_tokens"] == X.sum()
+
+
 def test_pipeline_on_the_embedded_sotu_sample():
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.pipeline import make_pipeline
