@@ -526,6 +526,11 @@ class CorrelatedTopicModel(GibbsTopicModel):
         if doc_topic.shape[1] == 1:
             return  # one topic: nothing to correlate, theta = 1
         precision = np.linalg.inv(sigma)
+        if not np.all(np.isfinite(precision)):
+            # A covariance of subnormal entries (the draw's scale is the
+            # prior's a when the documents leave a direction unconstrained):
+            # its inverse overflows and every Gaussian vector becomes NaN.
+            raise self._covariance_failure(sigma.shape[0])
         precision = 0.5 * (precision + precision.T)
         pg_method, pg_terms = self._fitted_param("pg_method"), self._fitted_param("pg_terms")
         method = PG_METHODS[pg_method]
@@ -554,6 +559,18 @@ class CorrelatedTopicModel(GibbsTopicModel):
                 f"CorrelatedTopicModel diverged: the documents' Gaussian vectors ran off "
                 f"(max |eta - mu| = {deviation:.3g}) with "
                 f"pg_method={pg_method!r}. Use pg_method='exact' or more pg_terms.")
+
+    def _covariance_failure(self, n_dims):
+        """The error of a covariance (``n_dims`` square) that float64 cannot
+        hold: the setting to change is ``prior_strength``, not the sampler."""
+        prior_strength = self._fitted_param("prior_strength")
+        return ChainDivergenceError(
+            f"CorrelatedTopicModel: the covariance of the documents' Gaussian vectors "
+            f"cannot be drawn in float64 (prior_strength={prior_strength!r}, {n_dims} "
+            "dimensions); the chain diverged. Change prior_strength: one so small that "
+            "its pseudo-observations vanish next to the documents' scatter leaves the "
+            "covariance singular where fewer documents than dimensions constrain it, "
+            "one so large overflows.")
 
     def _neutral_mean(self):
         """The Gaussian vector of uniform proportions, the prior mean of
@@ -637,7 +654,15 @@ class CorrelatedTopicModel(GibbsTopicModel):
             self._update_gaussian(chain.tokens.doc_topic, chain.tokens.doc_ptr, run.gauss,
                                   run.mu, run.sigma, run.gauss_states)
             if self.n_components > 1:
-                run.mu, run.sigma = _niw_posterior_draw(run.gauss, *run.niw, run.rng)
+                try:
+                    run.mu, run.sigma = _niw_posterior_draw(run.gauss, *run.niw, run.rng)
+                except (np.linalg.LinAlgError, ValueError) as exc:
+                    # scipy's inverse-Wishart factors the posterior scale
+                    # Psi_n = a I + S + ...: with fewer documents than
+                    # dimensions S is singular, and a tiny a is lost to
+                    # rounding ("not positive definite"); a huge a overflows
+                    # ("must not contain infs or NaNs").
+                    raise self._covariance_failure(run.sigma.shape[0]) from exc
             self._proportions(run.gauss, run.weights)
             chain.sweep_weighted(run.weights, run.priors.beta, self.n_jobs)
         self._update_priors(run)

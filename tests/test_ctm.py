@@ -495,6 +495,29 @@ def test_divergence_is_reported_not_hidden(monkeypatch):
                              random_state=0).fit(X)
 
 
+@pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
+@pytest.mark.parametrize("n_docs, prior_strength", [
+    (3, 1e-30),    # the prior's a I lost next to a singular scatter: Psi_n not PD
+    (1, 1e-310),   # a subnormal covariance drawn: its inverse overflows to inf
+    (30, 1e306),   # kappa0 * D (a = prior_strength * D) overflows: Psi_n is NaN
+])
+def test_covariance_beyond_float64_names_prior_strength(link, n_docs, prior_strength):
+    # Found by probing prior_strength at the ends of its range (0, inf): the
+    # fit failed with scipy's LinAlgError ("5-th leading minor of the array is
+    # not positive definite"), numba's "Matrix is not positive definite",
+    # scipy's "array must not contain infs or NaNs", or a divergence error
+    # advising pg_method='exact'; none named the setting to change.
+    X, _, _ = correlated_corpus(n_docs=30)
+    model = CorrelatedTopicModel(6, link=link, prior_strength=prior_strength, max_iter=6,
+                                 burn_in=0, random_state=0)
+    with pytest.raises(ChainDivergenceError, match=r"prior_strength=.*Change prior_strength"):
+        model.fit(X[:n_docs])
+    assert not hasattr(model, "components_")
+    # Beyond those ends the same D documents fit.
+    model.set_params(prior_strength=0.01).fit(X[:n_docs])
+    assert np.all(np.isfinite(model.covariance_))
+
+
 def test_bad_input_and_pipeline():
     X, _, _ = correlated_corpus(n_docs=40)
     model = CorrelatedTopicModel(3, max_iter=3, burn_in=2, n_infer_iter=2, pg_method="gaussian")
