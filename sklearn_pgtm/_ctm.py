@@ -502,6 +502,22 @@ class CorrelatedTopicModel(GibbsTopicModel):
         "the held-out perplexity by less than 0.5 % on most corpora measured (user "
         "guide: 'The number of sweeps on real corpora').")
 
+    def _trend_trace(self):
+        """The trace the ConvergenceWarning judges: the whole chain's, from
+        the end of the warm-up on when the warm-up reaches into its second
+        half. The warm-up's values lack the documents' term ``sum C_dk log
+        theta_dk``, so the trace drops where the warm-up ends, a jump that is
+        no trend; inside the judged half it hid the rise after it
+        (``max_iter=60, burn_in=120``, logistic normal, 300 drawn documents at
+        K = 6: 0.058 nats per token over the last 10 correlated sweeps,
+        z-score 10.0, judged -2.5 with the jump). The default fits (warm-up
+        250 of 1,250 sweeps) judge the same half as before."""
+        trace = self.log_likelihood_trace_
+        n_warmup = self._n_warmup()
+        if trace.shape[0] // 2 < n_warmup < trace.shape[0]:
+            return trace[n_warmup:]
+        return trace
+
     def _dim(self):
         return self.n_components - 1 if self.link == "stick_breaking" else self.n_components
 
