@@ -724,8 +724,13 @@ class CorrelatedTopicModel(GibbsTopicModel):
             stick_breaking(draws, props)
             logp = np.log(np.maximum(props, 1e-300))
             cov = np.cov((logp - logp.mean(axis=1, keepdims=True)).T)
+        # Rounding left C Sigma C asymmetric in its last bits (most fits at
+        # K >= 4: scipy's squareform(1 - corr) refused it) and put
+        # correlations of +-1 one unit in the last place outside [-1, 1]
+        # (K = 2: arccos and arctanh gave NaN).
+        cov = 0.5 * (cov + cov.T)
         sd = np.sqrt(np.maximum(np.diag(cov), 1e-300))
-        corr = cov / np.outer(sd, sd)
+        corr = np.clip(cov / np.outer(sd, sd), -1.0, 1.0)
         np.fill_diagonal(corr, 1.0)
         return corr
 

@@ -474,6 +474,31 @@ def test_attributes_reproducibility_and_scores():
         assert np.isclose(model.perplexity(X), np.exp(-model.score(X) / X.sum()))
 
 
+@pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
+def test_topic_correlation_is_exactly_a_correlation_matrix(link):
+    # Found by probe D: C Sigma C was asymmetric in its last bits (scipy's
+    # squareform(1 - topic_correlation_) raised "must be symmetric") and
+    # correlations of -1 came out as -1.0000000000000002 (arccos: NaN).
+    X, _, _ = correlated_corpus(n_docs=60, doc_length=40)
+    for n_topics, seed in [(2, 0), (2, 1), (2, 2), (6, 0)]:
+        corr = CorrelatedTopicModel(n_topics, link=link, max_iter=6, burn_in=3,
+                                    n_infer_iter=2, pg_method="gaussian",
+                                    random_state=seed).fit(X).topic_correlation_
+        np.testing.assert_array_equal(corr, corr.T)
+        np.testing.assert_array_equal(np.diag(corr), 1.0)
+        assert np.all(np.abs(corr) <= 1.0)
+    # The same on many covariances (rounding hits some of them).
+    rng = np.random.RandomState(0)
+    for n_topics in [2, 3, 5] * 20:
+        dim = n_topics - (link == "stick_breaking")
+        factor = rng.normal(size=(dim, dim))
+        model = CorrelatedTopicModel(n_topics, link=link)
+        model._infer_seed = 0
+        corr = model._topic_correlation(rng.normal(size=dim), factor @ factor.T + 0.1 * np.eye(dim))
+        np.testing.assert_array_equal(corr, corr.T)
+        assert np.all(np.abs(corr) <= 1.0)
+
+
 def test_largest_deviation_matches_numpy_and_flags_non_finite_rows():
     rng = np.random.RandomState(2)
     rows, mean = rng.normal(0.0, 3.0, (25, 6)), rng.normal(size=6)
