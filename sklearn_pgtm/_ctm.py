@@ -613,8 +613,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
         Annealed (user guide :ref:`ctm_anneal`): over the first half of the
         warm-up it falls geometrically from ``beta_0``, whose ``V * beta_0``
         pseudo-counts are :data:`_ANNEAL_MASS` of a topic's mean token count,
-        to the chain's prior ``beta`` (never below it, elementwise for an
-        array prior); afterwards it is ``beta``. Smooth topics let the tokens
+        to the chain's prior ``beta`` (never below it); afterwards it is
+        ``beta``. Smooth topics let the tokens
         of two co-occurring topics that the start merged move apart.
         """
         beta = run.priors.beta
