@@ -858,7 +858,9 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         words and the fitted model (Gibbs sampling over the tokens' topics,
         ``n_infer_iter`` sweeps). Deterministic: repeated calls give the same
         result, and a document's row does not depend on the other documents.
-        Documents without words get the prior mean.
+        Documents without words get the prior mean (CorrelatedTopicModel,
+        whose logistic-normal prior mean has no closed form: its Monte Carlo
+        estimate over the same sweeps).
 
         Parameters
         ----------
