@@ -571,10 +571,14 @@ class CorrelatedTopicModel(GibbsTopicModel):
 
         deviation = max(map_ranges(update, bounds), default=0.0)
         if not deviation <= _DIVERGENCE_BOUND:
+            # An approximate Polya-Gamma sampler is the usual cause; with exact
+            # draws only the prior of the covariance is left to change.
+            advice = ("Change prior_strength." if pg_method == "exact" else
+                      "Use pg_method='exact' or more pg_terms.")
             raise ChainDivergenceError(
                 f"CorrelatedTopicModel diverged: the documents' Gaussian vectors ran off "
-                f"(max |eta - mu| = {deviation:.3g}) with "
-                f"pg_method={pg_method!r}. Use pg_method='exact' or more pg_terms.")
+                f"(largest distance from their mean {deviation:.3g}) with "
+                f"pg_method={pg_method!r}. {advice}")
 
     def _covariance_failure(self, n_dims):
         """The error of a covariance (``n_dims`` square) that float64 cannot

@@ -515,8 +515,12 @@ def test_divergence_is_reported_not_hidden(monkeypatch):
 
     X, _, _ = correlated_corpus(n_docs=30)
     monkeypatch.setattr(ctm, "_DIVERGENCE_BOUND", 1e-3)
-    with pytest.raises(ChainDivergenceError, match="pg_method='pg1'"):
+    with pytest.raises(ChainDivergenceError, match="pg_method='pg1'. Use pg_method='exact'"):
         CorrelatedTopicModel(4, pg_method="pg1", max_iter=3, burn_in=2,
+                             random_state=0).fit(X)
+    # With exact draws, advising them is no help: the covariance's prior is.
+    with pytest.raises(ChainDivergenceError, match="'exact'. Change prior_strength"):
+        CorrelatedTopicModel(4, pg_method="exact", max_iter=3, burn_in=2,
                              random_state=0).fit(X)
 
 
