@@ -11,6 +11,7 @@ from numbers import Real
 
 import numpy as np
 from scipy.stats import invwishart
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import (
@@ -33,7 +34,7 @@ from ._kernels._stick_breaking import stick_breaking
 from ._lda import PRIOR_CONSTRAINT
 from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
 from ._priors import DirichletPriors
-from .exceptions import ChainDivergenceError
+from .exceptions import ChainDivergenceError, _warn
 
 # |eta - mu| beyond this is a run-off chain (the failure mode of approximate
 # PG samplers reported by Chen et al.), not a plausible log-odds.
@@ -388,7 +389,10 @@ class CorrelatedTopicModel(GibbsTopicModel):
 
     covariance_ : ndarray of shape (n_components, n_components) or (n_components - 1, n_components - 1)
         Covariance ``Sigma`` of the Gaussian vector (posterior mean over the
-        sweeps after the burn-in).
+        sweeps after the burn-in). A fit that ends inside the burn-in gives
+        the last draw of ``mean_`` and ``covariance_``; one that ends inside
+        the LDA warm-up (``max_iter <= burn_in // 3``), before any correlated
+        sweep, gives their starting values and a ``ConvergenceWarning``.
 
     topic_correlation_ : ndarray of shape (n_components, n_components)
         Correlation between topics, for both links that of the centred log
@@ -706,6 +710,14 @@ class CorrelatedTopicModel(GibbsTopicModel):
         self.mean_ = run.mu_sum / n if run.n_moments else run.mu.copy()
         self.covariance_ = run.sigma_sum / n if run.n_moments else run.sigma.copy()
         self.topic_correlation_ = self._topic_correlation(self.mean_, self.covariance_)
+        if self.n_components > 1 and run.iteration <= self._n_warmup():
+            # Only plain LDA sweeps ran: (mu, Sigma) were never drawn, and
+            # topic_correlation_ was -1 / (K - 1) for every pair, silently.
+            _warn(f"{type(self).__name__}: the chain ended inside its LDA warm-up "
+                  f"({run.iteration} sweeps; the warm-up is the first burn_in // 3 = "
+                  f"{self._n_warmup()}): no correlated sweep ran, so mean_, covariance_ and "
+                  "topic_correlation_ are the starting values (identity covariance), not "
+                  "estimates. Increase max_iter or lower burn_in.", ConvergenceWarning)
 
     def _topic_correlation(self, mu, sigma):
         """Correlation of the centred log proportions log theta_k - mean_j log theta_j.

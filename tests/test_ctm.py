@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import sparse, stats
 from scipy.optimize import linear_sum_assignment
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -601,3 +602,20 @@ def test_convergence_warning_is_not_hidden_by_the_end_of_the_warmup():
     with pytest.warns(ConvergenceWarning, match="still rises"):
         CorrelatedTopicModel(6, max_iter=60, burn_in=120, n_infer_iter=5,
                              random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
+def test_fit_ending_inside_the_warmup_warns_that_the_correlations_are_the_start(link):
+    # max_iter=150 at the default burn_in=750 (the gallery example did this)
+    # runs only the 250-sweep LDA warm-up: no (mu, Sigma) draw, and
+    # topic_correlation_ came back as -1 / (K - 1) for every pair, silently.
+    X, _, _ = correlated_corpus(n_topics=4, n_words=40, n_docs=60, doc_length=30)
+    with pytest.warns(ConvergenceWarning, match="inside its LDA warm-up"):
+        model = CorrelatedTopicModel(4, link=link, max_iter=5, burn_in=30,
+                                     random_state=0).fit(X)
+    np.testing.assert_array_equal(model.covariance_, np.eye(model.covariance_.shape[0]))
+    # One correlated sweep after the warm-up: estimates, no such warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a trend warning may come with short chains
+        warnings.filterwarnings("error", message=".*inside its LDA warm-up")
+        CorrelatedTopicModel(4, link=link, max_iter=11, burn_in=30, random_state=0).fit(X)
