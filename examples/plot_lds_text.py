@@ -34,7 +34,7 @@ train_ids, test_ids = alice.token_ids[:-100], alice.token_ids[-100:]
 words = alice.vocabulary
 
 # %%
-# Fit: a 10-dimensional state, 60 Gibbs sweeps (the default is 400).
+# Fit: a 10-dimensional state, 60 Gibbs sweeps (the default is 100).
 lds = MultinomialLDS(n_components=10, max_iter=60, random_state=0).fit(X_train)
 
 # %%

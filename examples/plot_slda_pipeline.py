@@ -14,7 +14,7 @@ talk.religion.misc (:func:`~sklearn_pgtm.datasets.load_religion_corpus`). The
 pipeline needs raw text, so a text version is rebuilt from the stored counts
 (each document as its words repeated by count); with your own messages, pass
 them directly. The settings are small so the example runs in seconds; the
-quick start of the user guide uses 20 topics and 300 sweeps.
+quick start of the user guide uses 20 topics and the default 1,000 sweeps.
 """
 
 # %%
