@@ -131,7 +131,8 @@ class TopicSummary:
     measure : str or None, default=None
         Name of the coherence measure.
     coef : ndarray of shape (n_topics,) or None, default=None
-        The topic's weight in the classifier (supervised models: ``coef_``).
+        The topic's weight in the classifier (supervised models with one
+        weight per topic: ``coef_``).
     """
 
     def __init__(self, topics, words, weights, prevalence=None, coherence=None,
@@ -312,7 +313,10 @@ def topic_summary(estimator, X=None, feature_names=None, *, n_words=10, measure=
     :math:`\\hat\\theta_d` the model's ``transform`` of document :math:`d`
     and :math:`N_d` its length; for a one-vs-rest classifier each binary
     model's topics sum to 1. The coefficient column is the topic's weight in
-    the classifier (``coef_``) for supervised models.
+    the classifier (``coef_``) for supervised models with one weight per
+    topic (binary and one-vs-rest); the topics of a
+    ``multi_class="multinomial"`` model have one weight per class, and the
+    table has no coefficient column.
 
     Examples
     --------

@@ -18,7 +18,8 @@ Methods:
 - ``"truncated"``: the first ``n_terms`` terms of the gamma series, rescaled so
   that the mean is exact (Chen et al. 2013).
 - ``"pg1"``: ``n_terms`` exact PG(1, c) draws combined to match the mean and
-  variance of PG(b, c): ``b E1 + sqrt(b / M) sum_m (X_m - E1)``.
+  variance of PG(b, c): ``b E1 + sqrt(b / M) sum_m (X_m - E1)``; exact draws
+  (those of ``"exact"``) when ``b <= n_terms``.
 - ``"gaussian"``: the moment-matched normal ``N(E[X], Var[X])``, a draw
   that is not positive drawn again; for large ``b`` only: at ``b = 1``,
   ``c = 0`` the redraws bias it (mean 0.293 against 0.25, variance 0.029
