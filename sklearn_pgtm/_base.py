@@ -642,7 +642,19 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         return self._fit_counts(X, whom)
 
     def _check_params(self):
-        """Checks of the parameters beyond ``_parameter_constraints`` (none here)."""
+        """Checks of the parameters beyond ``_parameter_constraints``: an
+        ``"auto"`` prior needs a burn-in, the sweeps in which it is estimated
+        (with ``burn_in=0`` it stayed at its start, ``1 / n_components``, and
+        was reported as the estimate)."""
+        auto = [name for name in ("doc_topic_prior", "topic_word_prior")
+                if isinstance(getattr(self, name, None), str)
+                and getattr(self, name) == "auto"]
+        if auto and getattr(self, "burn_in", None) == 0:
+            raise ValueError(
+                f"{type(self).__name__}: {' and '.join(auto)}='auto' is estimated during the "
+                "burn-in, and burn_in=0 leaves no sweep to estimate it in (it would stay at "
+                "its starting value 1 / n_components). Set burn_in >= 1, or give the prior "
+                "as a float.")
 
     def _continuing(self):
         """Whether this fit continues the previous chain (``warm_start``)."""

@@ -614,6 +614,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             Fitted estimator.
         """
         whom = f"{type(self).__name__}.fit"
+        self._check_params()
         continuing = self._continuing()
         X = check_counts(self, X, reset=not continuing, whom=whom)
         if y is None:

@@ -348,3 +348,23 @@ def test_auto_priors_inside_a_chain_recover_the_true_values(estimate):
     truth = np.array([0.3, 0.1])[list(estimate)]
     np.testing.assert_allclose(h_hat, truth, rtol=0.15)
     np.testing.assert_allclose(priors.estimated_values(), h_hat)
+
+
+@pytest.mark.parametrize("name", ["GibbsLDA", "GibbsSLDAClassifier", "CorrelatedTopicModel"])
+def test_auto_prior_needs_a_burn_in(name):
+    """'auto' priors are estimated during the burn-in; with burn_in=0 they
+    stayed at their start 1 / n_components and were reported as the
+    estimate, without a word."""
+    import sklearn_pgtm
+
+    X = np.random.RandomState(0).poisson(1.0, size=(12, 8))
+    y = np.arange(12) % 2
+    estimator = getattr(sklearn_pgtm, name)(3, burn_in=0, max_iter=2, random_state=0)
+    with pytest.raises(ValueError, match="burn_in=0 leaves no sweep"):
+        estimator.fit(X, y)
+    # Fixed priors need no burn-in.
+    fixed = {"topic_word_prior": 0.1}
+    if name != "CorrelatedTopicModel":
+        fixed["doc_topic_prior"] = 0.1
+    estimator.set_params(**fixed).fit(X, y)
+    assert estimator.topic_word_prior_ == 0.1
