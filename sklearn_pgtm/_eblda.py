@@ -72,6 +72,18 @@ LOW_ACCEPTANCE = 0.1
 # times apart, and without this test fits returned alpha 78 or 2.0 (truth
 # 0.3) with no warning.
 FAR_APART_FACTOR = 2.0
+# Singular values of a covariance below this fraction of the largest are taken
+# for zero (np.linalg.pinv's default, 1e-15, is far below the optimizer's
+# resolution). Each chain's batch means span at most n_batches - 1 directions
+# (its estimate is nearly their consensus), so with one alpha per topic and
+# n_chains * (n_batches - 1) < p the mean batch-means covariance W is singular.
+# At the defaults with K = 20 (p = 21, 4 x 4 directions; 300 documents drawn
+# from LDA, seeds 0 and 1) its singular values fell from 1e-2 to 1e-12 of the
+# largest after the 16th, pinv inverted the rounding there, tr(W^+ B) / p came
+# to 1e12-1e13 and the reported sd of each alpha (0.2) to 4,500-22,000. The
+# estimable directions reached 2e-3 of the largest in those fits and 3e-5
+# with two batches; the round-off 1e-10 at K = 30.
+RANK_RCOND = 1e-8
 
 
 @dataclass
@@ -304,7 +316,11 @@ class EmpiricalBayesLDA(GibbsLDA):
         chains' spread with their batch means) in 1 / 5 / 2 of the 10 fits
         of the LDA draw (``benchmarks/eblda_coverage.py --part settings
         --groups batches``, section eblda_defaults_batches of
-        ``benchmarks/RESULTS.md``).
+        ``benchmarks/RESULTS.md``). Each chain's batches span at most
+        ``n_batches - 1`` directions of ``h``: with one alpha per topic,
+        ``n_chains * (n_batches - 1)`` below ``n_components + 1`` (K = 16
+        and more at the defaults) leaves the covariance singular, and the
+        fit warns. At most half the kept draws of a chain.
 
     n_chains : int, default=4
         Independent chains of ``(z, h)`` (own random topics and streams, the
@@ -803,6 +819,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         run.density = ConsensusDensity(densities)
         run.h_hat = run.density.argmax(run.chain_estimates.mean(axis=0))
         run.pooled = _pooled_covariance(run.chain_estimates, np.mean(within, axis=0))
+        self._warn_if_singular(run, n_batches)
         self._warn_if_unsettled(run)
         self._warn_if_stuck(run)
 
@@ -859,6 +876,26 @@ class EmpiricalBayesLDA(GibbsLDA):
                 f"the {self.n_chains} chains' estimates of the hyperparameters are "
                 f"{math.sqrt(run.pooled.ratio):.1f} times as spread as their batch means "
                 "imply (different modes of the topics); the covariance includes the spread")
+
+    def _warn_if_singular(self, run, n_batches):
+        """Warning when the covariance of the estimate is singular: the batch
+        means of the chains span fewer directions than there are
+        hyperparameters (one alpha per topic and few batches), so the
+        covariance and the region say nothing of the others."""
+        p = run.chain_estimates.shape[1]
+        rank = run.pooled.rank()
+        if rank >= p:
+            return
+        advice = max(-(-p // self.n_chains) + 1, n_batches + 1)
+        _warn(
+            f"{type(self).__name__}: the covariance of the estimate has rank {rank} for "
+            f"{p} hyperparameters: the batch means of the {self.n_chains} chains "
+            f"({n_batches} batches each) span too few directions, and "
+            "hyperparameter_covariance_ and the confidence region (flat along the "
+            "missing directions) are not reliable. Set n_batches to at least "
+            f"{advice} (at most half the kept draws per chain; raise n_samples if "
+            "needed) or n_chains higher.",
+            ConvergenceWarning)
 
     def _acceptance_rates(self, run):
         """HMC acceptance of each chain after the burn-in (empty without HMC)."""
@@ -1005,7 +1042,8 @@ class EmpiricalBayesLDA(GibbsLDA):
         The ellipsoid is ``(h_hat - h)^T C^{-1} (h_hat - h) <= q`` with ``C =
         hyperparameter_covariance_`` and ``q = confidence_region_bound(level)``
         (``chi2_p`` when ``C`` comes from the batch means, wider when the
-        spread between chains set it).
+        spread between chains set it). A singular ``C`` (the fit warns) makes
+        the ellipsoid flat: points off its plane are outside.
 
         Parameters
         ----------
@@ -1024,9 +1062,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         """
         h, shape = self._h_points(doc_topic_prior, topic_word_prior)
         h_hat = np.r_[np.atleast_1d(self.doc_topic_prior_), self.topic_word_prior_]
-        diff = h - h_hat
-        prec = np.linalg.pinv(self.hyperparameter_covariance_)
-        stat = np.einsum("ij,jk,ik->i", diff, prec, diff)
+        stat = self._pooled.distance(h - h_hat)
         inside = (stat <= self.confidence_region_bound(level)).reshape(shape)
         return bool(inside) if inside.ndim == 0 else inside
 
@@ -1062,6 +1098,23 @@ class PooledCovariance:
     ratio: float
     dof: float
     form: str
+
+    def distance(self, diff):
+        """``diff^T C^+ diff`` for the rows of ``diff`` (points minus the
+        estimate); inf for a row with a part outside the range of ``C``: a
+        singular ``C`` makes the region a flat ellipsoid, whose pseudo-inverse
+        alone would let points move freely along the directions it lacks."""
+        prec = np.linalg.pinv(self.covariance, rcond=RANK_RCOND)
+        stat = np.einsum("ij,jk,ik->i", diff, prec, diff)
+        off = diff - diff @ (self.covariance @ prec)
+        outside = np.linalg.norm(off, axis=1) > math.sqrt(RANK_RCOND) * np.linalg.norm(diff,
+                                                                                    axis=1)
+        return np.where(outside, np.inf, stat)
+
+    def rank(self):
+        """Rank of ``C`` (singular values above ``RANK_RCOND`` of the largest)."""
+        values = np.linalg.svd(self.covariance, compute_uv=False)
+        return int(np.sum(values > RANK_RCOND * values[0])) if values[0] > 0 else 0
 
     def bound(self, level):
         """Bound of ``(h - h_hat)^T C^{-1} (h - h_hat)`` in the ``level``
@@ -1099,7 +1152,7 @@ def _pooled_covariance(estimates, within):
     if m == 1:
         return PooledCovariance(within, float("nan"), float("inf"), "batch means")
     between = np.atleast_2d(np.cov(estimates.T, ddof=1))
-    ratio = float(np.trace(np.linalg.pinv(within) @ between) / p)
+    ratio = float(np.trace(np.linalg.pinv(within, rcond=RANK_RCOND) @ between) / p)
     if ratio <= 1.0:
         return PooledCovariance(within / m, ratio, float("inf"), "batch means")
     if p < m:

@@ -584,3 +584,50 @@ def test_one_topic_judges_the_chains_of_beta_alone(symmetric_alpha):
     assert beta.max() < 2 * beta.min()
     # The checks still judge alpha from two topics on.
     assert EmpiricalBayesLDA(2)._alpha_identified()
+
+
+def test_singular_within_covariance_is_not_inverted_at_its_rounding():
+    """With one alpha per topic the batch means of the chains span at most
+    n_chains * (n_batches - 1) directions: at the defaults with K = 20, 16 of
+    p = 21. pinv inverted the rounding left in the other five (1e-12 of the
+    largest singular value), and the between-chain ratio came to 1e13, the
+    reported sd of an alpha of 0.2 to 22,000."""
+    rng = np.random.RandomState(0)
+    p, m, rank = 6, 4, 3
+    basis = np.linalg.qr(rng.normal(size=(p, p)))[0]
+    scales = np.r_[1.0, 0.5, 0.2, 1e-12, 3e-13, 1e-13]  # rounding after the third
+    within = 1e-4 * (basis * scales) @ basis.T
+    # chains that scatter three times as much as W says in its directions, and
+    # somewhat in the others too
+    estimates = (0.2 + rng.normal(size=(m, rank)) * np.sqrt(3e-4 * scales[:rank])
+                 @ basis[:, :rank].T + 1e-3 * rng.normal(size=(m, p)))
+    pooled = _pooled_covariance(estimates, within)
+    assert pooled.form == "scaled batch means"
+    assert 0.1 < pooled.ratio < 100
+    assert np.all(np.sqrt(np.diag(pooled.covariance)) < 0.1)
+    assert pooled.rank() == rank
+
+
+def test_singular_covariance_warns_and_its_region_is_flat():
+    """A region whose covariance lacks some directions (here: one chain, two
+    batches, four hyperparameters) held every point along them, however far
+    (beta 2.5 times the estimate with log m 68 below its maximum); now such
+    points are outside, and the fit warns, naming n_batches."""
+    X, _ = lda_corpus(100, 60, 3, 50, 0.3, 0.1, seed=0)
+    model = EmpiricalBayesLDA(3, symmetric_alpha=False, n_samples=8, burn_in=20, n_final_iter=2,
+                              n_chains=1, random_state=0)
+    messages = _warnings_of(model, X)
+    values, vectors = np.linalg.eigh(model.hyperparameter_covariance_)
+    assert values[0] < 1e-12 * values[-1]
+    h_hat = np.r_[model.doc_topic_prior_, model.topic_word_prior_]
+    assert model.in_confidence_region(h_hat[:-1], h_hat[-1])
+    null = vectors[:, 0] * np.sign(vectors[-1, 0])
+    for step in (0.01, 0.1):
+        h = h_hat + step * null
+        assert not model.in_confidence_region(h[:-1], h[-1])
+    assert any("has rank 2 for 4 hyperparameters" in m and "n_batches to at least 5" in m
+               for m in messages)
+    # Following the advice gives a covariance of full rank and no warning.
+    model.set_params(n_samples=10, n_batches=5)
+    assert not any("has rank" in m for m in _warnings_of(model, X))
+    assert np.linalg.matrix_rank(model.hyperparameter_covariance_) == 4
