@@ -631,3 +631,24 @@ def test_singular_covariance_warns_and_its_region_is_flat():
     model.set_params(n_samples=10, n_batches=5)
     assert not any("has rank" in m for m in _warnings_of(model, X))
     assert np.linalg.matrix_rank(model.hyperparameter_covariance_) == 4
+
+
+@pytest.mark.parametrize("params", [dict(sampler="hmc", hmc_step_size=1e-4),
+                                    dict(hyperprior=(1e10, 1e10))])
+def test_estimate_outside_the_draws_warns(params):
+    """Chains of h that cannot leave their start (a tiny fixed HMC step: every
+    proposal accepted) or are held by an informative hyperprior put the
+    estimate where they never drew: beta 0.196 from draws at 0.3315-0.3339
+    (the tuned step gives 0.088), with no warning; the maximizer of the
+    marginal likelihood is extrapolated there."""
+    X, _ = lda_corpus(200, 100, 3, 50, 0.3, 0.1, seed=0)
+    model = EmpiricalBayesLDA(3, n_samples=40, burn_in=20, n_final_iter=2, random_state=0,
+                              **params)
+    messages = _warnings_of(model, X)
+    draws = model.hyperparameter_samples_
+    assert not draws[:, 1].min() <= model.topic_word_prior_ <= draws[:, 1].max()
+    assert any("lies outside the values the chains drew" in m and "topic_word_prior" in m
+               for m in messages)
+    # A tuned step reaches it: no such warning.
+    model.set_params(sampler="hmc", hmc_step_size="auto", hyperprior=(1.0, 0.01))
+    assert not any("outside the values" in m for m in _warnings_of(model, X))
