@@ -1001,6 +1001,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         alpha = real_array(doc_topic_prior, "doc_topic_prior")
         beta = real_array(topic_word_prior, "topic_word_prior")
         if self._fitted_param("symmetric_alpha"):
+            _check_broadcast(alpha.shape, beta.shape)
             alpha, beta = np.broadcast_arrays(alpha, beta)
             shape = alpha.shape
             h = np.stack([alpha.ravel(), beta.ravel()], axis=1)
@@ -1010,7 +1011,9 @@ class EmpiricalBayesLDA(GibbsLDA):
                 raise ValueError(
                     f"doc_topic_prior must have a last dimension of {n_topics} "
                     f"(one alpha per topic); got shape {alpha.shape}.")
-            shape = np.broadcast_shapes(alpha.shape[:-1], beta.shape)
+            shape = _check_broadcast(alpha.shape[:-1], beta.shape,
+                                     f" (points of shape {alpha.shape[:-1]}, one alpha per "
+                                     "topic each)", alpha.shape)
             alpha = np.broadcast_to(alpha, shape + (n_topics,))
             beta = np.broadcast_to(beta, shape)
             h = np.concatenate([alpha.reshape(-1, n_topics), beta.reshape(-1, 1)], axis=1)
@@ -1099,6 +1102,18 @@ class EmpiricalBayesLDA(GibbsLDA):
         stat = self._pooled.distance(h - h_hat)
         inside = (stat <= self.confidence_region_bound(level)).reshape(shape)
         return bool(inside) if inside.ndim == 0 else inside
+
+
+def _check_broadcast(alpha_shape, beta_shape, what="", given_shape=None):
+    """The common shape of the points, or a ValueError naming both parameters
+    (numpy's says "arg 0" and "arg 1")."""
+    try:
+        return np.broadcast_shapes(alpha_shape, beta_shape)
+    except ValueError:
+        given = alpha_shape if given_shape is None else given_shape
+        raise ValueError(
+            f"doc_topic_prior of shape {given}{what} and topic_word_prior of shape "
+            f"{beta_shape} do not broadcast to one shape of points.") from None
 
 
 def _aligned(h, perm):

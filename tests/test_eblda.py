@@ -652,3 +652,13 @@ def test_estimate_outside_the_draws_warns(params):
     # A tuned step reaches it: no such warning.
     model.set_params(sampler="hmc", hmc_step_size="auto", hyperprior=(1.0, 0.01))
     assert not any("outside the values" in m for m in _warnings_of(model, X))
+
+
+def test_points_that_do_not_broadcast_name_both_parameters(fitted):
+    # numpy's message spoke of "arg 0" and "arg 1".
+    model, _ = fitted
+    for method in (model.log_marginal_likelihood, model.in_confidence_region):
+        with pytest.raises(ValueError, match=r"doc_topic_prior of shape \(2,\) and "
+                                             r"topic_word_prior of shape \(3,\)"):
+            method([0.1, 0.2], [0.1, 0.2, 0.3])
+    assert model.log_marginal_likelihood([[0.1], [0.2]], [0.1, 0.2, 0.3]).shape == (2, 3)
