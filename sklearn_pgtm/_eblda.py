@@ -950,13 +950,19 @@ class EmpiricalBayesLDA(GibbsLDA):
         rates = self._acceptance_rates(run)
         stuck = rates[rates < LOW_ACCEPTANCE]
         if stuck.size:
+            # With the tuned step, asking for it is no advice: the step was
+            # tuned over too few iterations (burn_in=1 left it at 0.94 and
+            # every chain at 0 %).
+            advice = (f"The step was tuned over the burn_in of {self.burn_in} iterations: "
+                      "use a longer burn_in." if self.hmc_step_size == "auto" else
+                      "Use hmc_step_size='auto' (tuned during the burn-in) or a smaller "
+                      "step, or a longer burn_in.")
             _warn(
                 f"{type(self).__name__}: the HMC update of the hyperparameters accepted "
                 f"{', '.join(f'{100 * r:.0f} %' for r in stuck)} of its proposals after the "
                 f"burn-in in {stuck.size} of the {rates.size} chains (below "
                 f"{100 * LOW_ACCEPTANCE:.0f} %), so those chains hardly moved and the "
-                "estimate is not reliable. Use hmc_step_size='auto' (tuned during the "
-                "burn-in) or a smaller step, or a longer burn_in.",
+                f"estimate is not reliable. {advice}",
                 ConvergenceWarning)
 
     def _h_names(self):

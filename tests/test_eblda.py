@@ -662,3 +662,15 @@ def test_points_that_do_not_broadcast_name_both_parameters(fitted):
                                              r"topic_word_prior of shape \(3,\)"):
             method([0.1, 0.2], [0.1, 0.2, 0.3])
     assert model.log_marginal_likelihood([[0.1], [0.2]], [0.1, 0.2, 0.3]).shape == (2, 3)
+
+
+def test_stuck_tuned_hmc_advises_a_longer_burn_in(fitted):
+    """A tuned step that accepts nothing was tuned over too short a burn-in;
+    the warning told the user to use hmc_step_size='auto', the setting in
+    use."""
+    _, X = fitted
+    model = EmpiricalBayesLDA(3, sampler="hmc", n_samples=8, burn_in=1, n_final_iter=2,
+                              random_state=0)
+    stuck = [m for m in _warnings_of(model, X) if "proposals" in m]
+    assert stuck and "use a longer burn_in" in stuck[0]
+    assert "Use hmc_step_size='auto'" not in stuck[0]
