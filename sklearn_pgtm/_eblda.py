@@ -1161,9 +1161,13 @@ class PooledCovariance:
         alone would let points move freely along the directions it lacks."""
         prec = np.linalg.pinv(self.covariance, rcond=RANK_RCOND)
         stat = np.einsum("ij,jk,ik->i", diff, prec, diff)
-        off = diff - diff @ (self.covariance @ prec)
-        outside = np.linalg.norm(off, axis=1) > math.sqrt(RANK_RCOND) * np.linalg.norm(diff,
-                                                                                    axis=1)
+        # On rows scaled to a largest entry of 1 (points at 1e200 overflowed
+        # the norms).
+        scale = np.abs(diff).max(axis=1, keepdims=True)
+        unit = diff / np.where(scale > 0, scale, 1.0)
+        off = unit - unit @ (self.covariance @ prec)
+        outside = (np.linalg.norm(off, axis=1)
+                   > math.sqrt(RANK_RCOND) * np.linalg.norm(unit, axis=1))
         return np.where(outside, np.inf, stat)
 
     def rank(self):

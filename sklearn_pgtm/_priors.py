@@ -72,14 +72,19 @@ class RaoBlackwellDensity:
         log_h = np.log(h)
         out = np.empty(h.shape[0])
         chunk = max(1, 2_000_000 // max(self.shapes.size, 1))
-        for start in range(0, h.shape[0], chunk):
-            lh = log_h[start:start + chunk, None, :]
-            hh = h[start:start + chunk, None, :]
-            terms = self.const[None] + (self.shapes[None] - 1.0) * lh - self.rates[None] * hh
-            out[start:start + chunk] = logsumexp(terms.sum(axis=2), axis=1)
-        out -= np.log(self.shapes.shape[0])
-        prior = log_gamma_pdf(h, self.prior_shape, self.prior_rate).sum(axis=1)
-        return out - prior
+        # rate * h overflows to inf from h of about 1e305: the density's limit
+        # there, log 0, whatever the prior's (the conditional rates are at
+        # least the prior's, so the ratio falls to 0 too; -inf - -inf was NaN).
+        with np.errstate(over="ignore", invalid="ignore"):
+            for start in range(0, h.shape[0], chunk):
+                lh = log_h[start:start + chunk, None, :]
+                hh = h[start:start + chunk, None, :]
+                terms = self.const[None] + (self.shapes[None] - 1.0) * lh - self.rates[None] * hh
+                out[start:start + chunk] = logsumexp(terms.sum(axis=2), axis=1)
+            out -= np.log(self.shapes.shape[0])
+            prior = log_gamma_pdf(h, self.prior_shape, self.prior_rate).sum(axis=1)
+            ratio = out - prior
+        return np.where(np.isneginf(out), -np.inf, ratio)
 
     def _objective(self, u):
         h = np.exp(u)

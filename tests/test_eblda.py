@@ -674,3 +674,20 @@ def test_stuck_tuned_hmc_advises_a_longer_burn_in(fitted):
     stuck = [m for m in _warnings_of(model, X) if "proposals" in m]
     assert stuck and "use a longer burn_in" in stuck[0]
     assert "Use hmc_step_size='auto'" not in stuck[0]
+
+
+def test_huge_points_are_outside_without_runtime_warnings(fitted):
+    """rate * h overflowed from h of about 1e305: a RuntimeWarning from
+    log_marginal_likelihood (and NaN, -inf - -inf, with a hyperprior rate of
+    1e6), and the region's norms overflowed from 1e200."""
+    model, _ = fitted
+    beta = model.topic_word_prior_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert model.log_marginal_likelihood(1e306, beta) == -np.inf
+        assert not model.in_confidence_region(1e200, beta)
+        assert not model.in_confidence_region(1e306, beta)
+    density = RaoBlackwellDensity(np.full((3, 2), 5.0), np.full((3, 2), 2e6), (1.0, 1e6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert density.log_ratio(np.array([[1e306, 1.0]]))[0] == -np.inf
