@@ -322,7 +322,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
         Its first third is the plain LDA warm-up (250 sweeps at the defaults;
         the topic-word prior annealed over the warm-up's first half,
         :ref:`ctm_anneal`); an "auto" ``topic_word_prior`` is estimated over
-        the burn-in's second half and held at the estimate afterwards.
+        the burn-in's second half (at least one sweep) and held at the
+        estimate afterwards.
         Measured against the defaults before (1,000 sweeps, burn-in 500, the
         same 250-sweep warm-up; ``benchmarks/ctm_settings.py --part
         averaging``, user guide :ref:`ctm_averaging`): on corpora drawn from

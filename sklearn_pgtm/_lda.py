@@ -160,7 +160,8 @@ class GibbsLDA(DirichletTopicModel):
         Sweeps before the topic-word counts are averaged; "auto" priors are
         estimated over the second half of the burn-in and held at the
         estimate afterwards (a shorter burn-in leaves chains at different
-        estimates of the priors, measured with ``max_iter``).
+        estimates of the priors, measured with ``max_iter``); they need a
+        burn-in of at least one sweep.
 
     n_infer_iter : int, default=100
         Gibbs sweeps over a new document's topics (topics fixed) in
