@@ -201,6 +201,11 @@ def check_feature_names(feature_names, n_features):
     return names
 
 
+# The smallest fixed or starting Dirichlet prior of every model (the ranges of
+# the models' prior parameters; see PRIOR_VALUE in _lda.py for why).
+MIN_PRIOR = 1e-10
+
+
 def real_array(value, name):
     """``value``, a number, an array-like of real numbers or a scipy sparse
     matrix, as a dense float64 array; a ValueError naming ``name`` otherwise.
@@ -836,7 +841,14 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
             return self.topic_word_prior
         prior = real_array(self.topic_word_prior, f"{type(self).__name__}: topic_word_prior")
         if prior.ndim == 0:
-            return self.topic_word_prior
+            # A 0-d array passes the "array-like" constraint, not the float's
+            # range: np.array(-0.1) ran the chain with a negative prior.
+            value = float(prior)
+            if not (np.isfinite(value) and value >= MIN_PRIOR):
+                raise ValueError(
+                    f"{type(self).__name__}: topic_word_prior as a number must be at least "
+                    f"{MIN_PRIOR:g} and finite; got {self.topic_word_prior!r}.")
+            return value
         if prior.shape != (n_topics, n_words):
             raise ValueError(
                 f"{type(self).__name__}: topic_word_prior as an array must have shape "

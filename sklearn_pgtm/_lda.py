@@ -8,6 +8,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ._base import (
     N_JOBS_CONSTRAINT,
     GibbsRun,
+    MIN_PRIOR,
     GibbsTopicModel,
     IntegerInterval,
     dirichlet_posterior,
@@ -21,7 +22,7 @@ from ._split_merge import SplitMerge
 # the augmentation of an estimated prior (EmpiricalBayesLDA's Gamma and Beta
 # draws) and the dynamic model's first logits underflow (division by zero at
 # about 1e-16 and 1e-300); no corpus wants a prior that small.
-PRIOR_VALUE = Interval(Real, 1e-10, None, closed="left")
+PRIOR_VALUE = Interval(Real, MIN_PRIOR, None, closed="left")
 PRIOR_CONSTRAINT = [StrOptions({"auto"}), PRIOR_VALUE]
 # topic_word_prior may also be an (n_components, n_features) array (seeded topics).
 TOPIC_WORD_PRIOR_CONSTRAINT = PRIOR_CONSTRAINT + ["array-like"]

@@ -111,3 +111,17 @@ def test_array_prior_must_be_numbers(prior, match):
     for numbers in (np.ones((2, 4), dtype=int), [[Fraction(1, 2)] * 4] * 2):
         fitted = GibbsLDA(2, max_iter=2, burn_in=1, topic_word_prior=numbers).fit(X)
         np.testing.assert_array_equal(fitted.topic_word_prior_, np.asarray(numbers, float))
+
+
+@pytest.mark.parametrize("prior", [np.array(-0.1), np.array(0.0), np.array(np.nan),
+                                   np.array(1e-300)])
+def test_a_0d_array_prior_is_held_to_the_float_range(prior):
+    # A 0-d array passed the "array-like" constraint and skipped the float's
+    # range: np.array(-0.1) ran the chain with a negative prior (components_
+    # with negative entries), np.array(0.0) ended in a ChainDivergenceError.
+    X = np.ones((5, 4))
+    with pytest.raises(ValueError, match=r"topic_word_prior as a number must be at least "
+                                         r"1e-10 and finite; got array\("):
+        GibbsLDA(2, max_iter=2, burn_in=1, topic_word_prior=prior).fit(X)
+    fitted = GibbsLDA(2, max_iter=2, burn_in=1, topic_word_prior=np.array(0.5)).fit(X)
+    assert fitted.topic_word_prior_ == 0.5 and fitted.components_.min() >= 0.5
