@@ -243,14 +243,28 @@ def check_n_draws(n_samples, whom):
 
 
 def _same_param(a, b):
-    """Whether two values of a parameter are the same setting (arrays by
-    value, numbers and strings by equality, anything else by identity)."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.shape(a) == np.shape(b) and np.array_equal(a, b)
+    """Whether two values of a parameter are the same setting (arrays and
+    lists by value, numbers and strings by equality, anything else by
+    identity)."""
+    if isinstance(a, (np.ndarray, list)) or isinstance(b, (np.ndarray, list)):
+        try:
+            return np.shape(a) == np.shape(b) and np.array_equal(a, b)
+        except ValueError:  # ragged rows
+            return False
     plain = (str, Real, tuple, type(None))
     if isinstance(a, plain) and isinstance(b, plain):
         return a == b
     return a is b
+
+
+def _param_snapshot(value):
+    """A parameter's value as a warm start keeps it to compare with the next
+    fit's: arrays and lists copied, so that changing the user's object in
+    place is seen as a change (anything else as it is: a ``RandomState`` is
+    compared by identity)."""
+    if isinstance(value, (np.ndarray, list)):
+        return copy.deepcopy(value)
+    return value
 
 
 def check_nonempty_corpus(X, whom):
@@ -760,7 +774,10 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         if getattr(self, "warm_start", False):
             self._run = run
             self._run_data = self._data_fingerprint(X)
-            self._run_params = self._chain_params()
+            # Copies: a prior array changed in place after this fit was not
+            # seen, and the next fit continued the chain with the old prior.
+            self._run_params = {name: _param_snapshot(value)
+                                for name, value in self._chain_params().items()}
         else:
             self.__dict__.pop("_run", None)
         warn_if_trending(self._trend_trace(), type(self).__name__,

@@ -125,3 +125,22 @@ def test_a_0d_array_prior_is_held_to_the_float_range(prior):
         GibbsLDA(2, max_iter=2, burn_in=1, topic_word_prior=prior).fit(X)
     fitted = GibbsLDA(2, max_iter=2, burn_in=1, topic_word_prior=np.array(0.5)).fit(X)
     assert fitted.topic_word_prior_ == 0.5 and fitted.components_.min() >= 0.5
+
+
+def test_warm_start_sees_a_prior_array_changed_in_place():
+    # The warm start kept the user's array itself as the setting of its
+    # chain: changed in place, it still equalled itself, and the next fit
+    # continued the chain with the old prior while the parameter showed the
+    # new one.
+    X = np.random.RandomState(0).poisson(1.0, size=(20, 6))
+    prior = np.full((2, 6), 0.1)
+    warm = GibbsLDA(2, doc_topic_prior=0.1, topic_word_prior=prior, max_iter=3, burn_in=1,
+                    warm_start=True, random_state=0).fit(X)
+    prior[:] = 7.0
+    with pytest.raises(ValueError, match=r"other parameters \(topic_word_prior=array"):
+        warm.fit(X)
+    assert warm.n_iter_ == 3
+    # An equal array or list (a new object) is the same setting.
+    for same in (np.full((2, 6), 0.1), np.full((2, 6), 0.1).tolist()):
+        warm.set_params(topic_word_prior=same).fit(X)
+    assert warm.n_iter_ == 9
