@@ -98,7 +98,11 @@ def seeded_topic_word_prior(seed_words, vocabulary, n_components, *, prior=0.01,
                              f"{n_components - 1}.")
         if isinstance(words, str):
             words = [words]
-        words = [str(w) for w in words]  # as the vocabulary is compared
+        try:
+            words = [str(w) for w in words]  # as the vocabulary is compared
+        except TypeError as exc:  # None, a number: Python's "not iterable" alone
+            raise ValueError(f"seed_words: the seed words of topic {topic} must be a list of "
+                             f"words; got {words!r}.") from exc
         missing = [w for w in words if w not in index]
         if missing:
             raise ValueError(f"seed_words: {missing} of topic {topic} are not in the vocabulary.")

@@ -144,3 +144,12 @@ def test_warm_start_sees_a_prior_array_changed_in_place():
     for same in (np.full((2, 6), 0.1), np.full((2, 6), 0.1).tolist()):
         warm.set_params(topic_word_prior=same).fit(X)
     assert warm.n_iter_ == 9
+
+
+@pytest.mark.parametrize("words", [None, 5])
+def test_seed_words_of_a_topic_must_be_words(words):
+    # {0: None} raised Python's TypeError "'NoneType' object is not iterable",
+    # naming neither seed_words nor the topic.
+    with pytest.raises(ValueError, match=r"seed_words: the seed words of topic 0 must be a "
+                                         rf"list of words; got {words!r}\."):
+        seeded_topic_word_prior({0: words}, ["a", "b"], 2)
