@@ -6,9 +6,9 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import (
+    MIN_PRIOR,
     N_JOBS_CONSTRAINT,
     GibbsRun,
-    MIN_PRIOR,
     GibbsTopicModel,
     IntegerInterval,
     dirichlet_posterior,
