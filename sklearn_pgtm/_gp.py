@@ -71,6 +71,11 @@ _QUAD_WEIGHTS /= _QUAD_WEIGHTS.sum()
 # Gilks 1997: ~0.44 in one dimension, ~0.23 in many).
 _MH_INITIAL_STEP = 0.1
 _MH_TARGET_ACCEPT = 0.3
+# Relative size of a negative eigenvalue of a kernel matrix that is not
+# rounding: valid kernels reach -2.5e-12 of the largest eigenvalue (rational
+# quadratic with alpha = 1e5, the top of its default bounds, 15-300 inputs),
+# PairwiseKernel(metric="sigmoid") -6e-3 and "additive_chi2" -1.
+_PSD_TOLERANCE = 1e-6
 
 
 def _column_indices(columns, n_columns):
@@ -427,6 +432,28 @@ def kernel_matrix(kernel, inputs, jitter):
     kmat = np.array(kernel(inputs), dtype=np.float64, order="C")
     kmat[np.diag_indices_from(kmat)] += jitter
     return kmat
+
+
+def check_positive_semidefinite(kmat, kernel, whom):
+    """A ValueError when the kernel matrix ``kmat`` of ``kernel`` has an
+    eigenvalue below ``-_PSD_TOLERANCE`` times its largest in absolute value:
+    the kernel is no covariance function. Such kernels (scikit-learn's
+    ``PairwiseKernel`` with metric "sigmoid" or "additive_chi2", a negative
+    ``ConstantKernel``) made the sampler's Cholesky factor fail with a
+    message blaming the counts, or, when it did not fail, gave latent draws
+    whose covariance was not the kernel matrix (the pivoted Cholesky factor
+    drops the negative part)."""
+    if not np.all(np.isfinite(kmat)):
+        return
+    eigenvalues = np.linalg.eigvalsh(kmat)
+    scale = np.abs(eigenvalues).max(initial=0.0)
+    if eigenvalues.min(initial=0.0) < -_PSD_TOLERANCE * scale:
+        raise ValueError(
+            f"{whom}: the kernel {kernel} is not positive semi-definite at the inputs X "
+            f"(eigenvalues of its matrix from {eigenvalues.min():.3g} to "
+            f"{eigenvalues.max():.3g}), so it is not the covariance of a Gaussian process. "
+            "Use a positive semi-definite kernel (e.g. not PairwiseKernel with metric "
+            "'sigmoid' or 'additive_chi2', nor a negative ConstantKernel).")
 
 
 def prior_factor(kmat):
@@ -811,6 +838,10 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         self.n_categories_ = n_categories
         self.n_iter_ = self.max_iter
         kernel = clone(self.kernel) if self.kernel is not None else _default_kernel(X)
+        whom = f"{type(self).__name__}.fit"
+        # Before the regression, whose Cholesky factor fails on such kernels.
+        check_positive_semidefinite(kernel_matrix(kernel, X, self.jitter), kernel, whom)
+        given = kernel
 
         mean = np.empty((1, n_sticks))
         inverse_stick_breaking(Y.sum(axis=0, keepdims=True) + self.pseudo_count, mean)
@@ -820,6 +851,8 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
 
         state = _StickGP(X, Y, self.mean_, kernel, self.jitter, self.pg_method,
                          self.pg_terms, seed_from(rng), n_threads)
+        if kernel is not given:  # the fitted hyperparameters
+            check_positive_semidefinite(state.kmat, kernel, whom)
         gen = np.random.default_rng(seed_from(rng))
         # Start from the posterior mean of f given the empirical logits (each
         # with its binomial variance): the chain begins near the data.

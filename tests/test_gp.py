@@ -19,7 +19,13 @@ from scipy import integrate, stats
 from scipy.special import expit
 from sklearn.base import clone
 from sklearn.gaussian_process import GaussianProcessRegressor
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, WhiteKernel
+from sklearn.gaussian_process.kernels import (
+    RBF,
+    ConstantKernel,
+    Matern,
+    PairwiseKernel,
+    WhiteKernel,
+)
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_pgtm import ColumnKernel, MultinomialGaussianProcess
@@ -646,4 +652,19 @@ def test_counts_beyond_float_precision_get_a_clear_error():
     kernel = ConstantKernel(1000.0, "fixed") * RBF(1000.0, "fixed")
     gp = MultinomialGaussianProcess(kernel, max_iter=4, burn_in=2, random_state=0)
     with pytest.raises(ValueError, match="exceed float precision"):
+        gp.fit(X, Y)
+
+
+@pytest.mark.parametrize("hyperparameters", ["empirical", "fixed"])
+@pytest.mark.parametrize("kernel", [
+    PairwiseKernel(metric="sigmoid"),        # the sampler ran, with a wrong prior
+    PairwiseKernel(metric="additive_chi2"),  # the error blamed the counts
+    ConstantKernel(-1.0, "fixed") * RBF(1.0),
+])
+def test_kernel_not_positive_semidefinite_is_refused(kernel, hyperparameters):
+    X = np.linspace(0.0, 10.0, 15)[:, None]
+    Y = np.random.default_rng(0).multinomial(30, [0.2, 0.5, 0.3], size=15)
+    gp = MultinomialGaussianProcess(kernel, hyperparameters=hyperparameters, max_iter=4,
+                                    burn_in=2, random_state=0)
+    with pytest.raises(ValueError, match="not positive semi-definite"):
         gp.fit(X, Y)
