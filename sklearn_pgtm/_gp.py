@@ -538,7 +538,8 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         - ``"empirical"``: type-II maximum likelihood of a GP regression on
           the empirical logits ``pi_SB^-1((y + pseudo_count) / N) - mu`` (the
           K - 1 sticks are outputs sharing the kernel, with a white-noise term
-          fitted alongside and then dropped), then held fixed: the paper's
+          fitted alongside and then dropped; inputs without counts have no
+          empirical logits and are left out), then held fixed: the paper's
           method, run by scikit-learn's
           :class:`~sklearn.gaussian_process.GaussianProcessRegressor`;
         - ``"sample"``: start there, then one random-walk Metropolis update
@@ -911,11 +912,17 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
 
         The logits ``pi_SB^-1((y + pseudo_count) / N) - mu`` of the K - 1 sticks
         are K - 1 outputs sharing the kernel, plus a white-noise term fitted
-        with it and then dropped (the multinomial likelihood replaces it).
+        with it and then dropped (the multinomial likelihood replaces it);
+        inputs whose counts are all zero have no empirical logits and are
+        left out.
         Returns the kernel and the log marginal likelihood of the regression.
         """
         if self.hyperparameters == "fixed" or Y.shape[1] < 2 or kernel.n_dims == 0:
             return kernel, None
+        # Inputs without counts carry no empirical logit (theirs would be the
+        # pseudo-counts' alone): they are left out of the regression.
+        observed = Y.sum(axis=1) > 0
+        X, Y = X[observed], Y[observed]
         logits = np.empty((Y.shape[0], Y.shape[1] - 1))
         inverse_stick_breaking(Y + self.pseudo_count, logits)
         regression = GaussianProcessRegressor(

@@ -668,3 +668,23 @@ def test_kernel_not_positive_semidefinite_is_refused(kernel, hyperparameters):
                                     burn_in=2, random_state=0)
     with pytest.raises(ValueError, match="not positive semi-definite"):
         gp.fit(X, Y)
+
+
+def test_inputs_without_counts_do_not_enter_the_empirical_hyperparameters():
+    # Rows of zeros (inputs without observations) entered the regression with
+    # the logits of the pseudo-counts alone, as if observed there: with every
+    # other input empty the kernel variance fell from 0.63**2 to 0.25**2, the
+    # length scale rose from 1.5 to 18.5 and the error of the predicted
+    # probabilities nearly tripled.
+    rng = np.random.RandomState(0)
+    X = np.linspace(0.0, 10.0, 40)[:, None]
+    p = np.c_[np.sin(X[:, 0] / 2) ** 2 + 0.1, np.ones(40), np.full(40, 0.5)]
+    Y = np.array([rng.multinomial(50, q / q.sum()) for q in p])
+    Y[1::2] = 0
+    kernel = ConstantKernel(1.0) * Matern(1.0, nu=2.5)
+    params = dict(kernel=kernel, max_iter=4, burn_in=2, random_state=0)
+    with_empty = MultinomialGaussianProcess(**params).fit(X, Y)
+    observed = MultinomialGaussianProcess(**params).fit(X[::2], Y[::2])
+    np.testing.assert_allclose(with_empty.kernel_.theta, observed.kernel_.theta, rtol=1e-6)
+    assert with_empty.log_marginal_likelihood_value_ == pytest.approx(
+        observed.log_marginal_likelihood_value_)
