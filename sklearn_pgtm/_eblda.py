@@ -484,13 +484,14 @@ class EmpiricalBayesLDA(GibbsLDA):
         same chains as ``log_likelihood_trace_``.
 
     n_iter_ : int
-        Iterations done by ``fit``: ``burn_in_ + ceil(n_samples / n_chains)``
-        iterations of the chains (each sweeps every chain once) and
+        Iterations done by ``fit``: ``burn_in_`` plus the kept iterations of
+        the chains, ``ceil(n_samples / n_chains)`` and at least 4 (each
+        sweeps every chain once), and
         ``n_final_iter`` sweeps of ``final_chain_``.
 
     burn_in_ : int
         The burn-in of the chains of ``h``: ``burn_in``, extended by windows
-        of ``ceil(n_samples / n_chains)`` iterations while they drifted or
+        of kept iterations (``ceil(n_samples / n_chains)``, at least 4) while they drifted or
         lay far apart.
 
     acceptance_rate_ : float

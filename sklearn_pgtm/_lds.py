@@ -1225,7 +1225,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         check_is_fitted(self)
         check_call_settings(self, _CALL_SETTINGS)
         if not is_integer_at_least(n_steps, 1):
-            raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}.")
+            raise ValueError(f"{type(self).__name__}.forecast: n_steps must be a positive "
+                             f"integer, got {n_steps!r}.")
         S = self._draws
         n_draws = S.n_draws
         whom = f"{type(self).__name__}.forecast"

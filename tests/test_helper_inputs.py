@@ -105,7 +105,7 @@ def test_dynamic_topic_words_arguments(dtm_chains):
 def test_lds_forecast_steps_must_be_an_integer():
     X = np.eye(3, dtype=int)[np.random.RandomState(0).randint(0, 3, 30)]
     lds = MultinomialLDS(1, max_iter=4, n_particles=10, random_state=0).fit(X)
-    with pytest.raises(ValueError, match="n_steps must be a positive integer"):
+    with pytest.raises(ValueError, match="MultinomialLDS.forecast: n_steps must be a positive integer"):
         lds.forecast(True)
 
 
