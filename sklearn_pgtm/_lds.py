@@ -875,13 +875,17 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         rng = check_random_state(self.random_state)
         chain_seed = seed_from(rng)
         self._infer_seed = seed_from(rng)
-        self.category_order_ = self._category_order(X)
+        counts = np.asarray(X.sum(axis=0)).ravel()
+        self.category_order_ = self._category_order(counts)
+        # Category counts in stick order plus the pseudo-count: the prior's
+        # offsets and their calibration target.
+        freq = (counts[self.category_order_] + self.offset_pseudo_count).astype(np.float64)
         data = self._stick_data(X, seq_ptr)
-        prior = self._prior_of(X)
+        prior = self._prior_of(freq)
         n_threads = self._threads(max(data.n_rows, X.shape[1]))
         chain = _GibbsChain(data, prior, chain_seed, n_threads, self.pg_method, self.pg_terms)
         reporter = ProgressReporter(whom, self.verbose)
-        draws, trace = self._run_chain(chain, X, reporter)
+        draws, trace = self._run_chain(chain, X, freq, reporter)
         self._draws = draws.stack()
         self._prior = prior
         self.dynamics_matrix_ = chain.A
@@ -899,32 +903,28 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         )
         return self
 
-    def _category_order(self, X):
-        """Column of X at each stick position: most frequent first, or as given."""
+    def _category_order(self, counts):
+        """Column of X at each stick position, from the category ``counts``:
+        most frequent first, or as given."""
         if self.category_order == "frequency":
-            counts = np.asarray(X.sum(axis=0)).ravel()
             return np.argsort(-counts, kind="stable").astype(np.int64)
-        return np.arange(X.shape[1], dtype=np.int64)
+        return np.arange(counts.shape[0], dtype=np.int64)
 
-    def _smoothed_frequencies(self, X):
-        """Category counts in stick order plus ``offset_pseudo_count``."""
-        counts = np.asarray(X.sum(axis=0)).ravel()
-        return (counts[self.category_order_] + self.offset_pseudo_count).astype(np.float64)
-
-    def _prior_of(self, X):
-        """The prior, its offsets' mean at the smoothed frequencies' logits."""
-        offset_mean = np.empty((1, X.shape[1] - 1))
-        inverse_stick_breaking(self._smoothed_frequencies(X)[None, :], offset_mean)
+    def _prior_of(self, freq):
+        """The prior, its offsets' mean at the logits of ``freq`` (smoothed
+        counts in stick order)."""
+        offset_mean = np.empty((1, freq.shape[0] - 1))
+        inverse_stick_breaking(freq[None, :], offset_mean)
         return _Prior(self.n_components, offset_mean[0], self.emission_prior_scale,
                       self.offset_prior_scale, self.state_noise_prior)
 
-    def _run_chain(self, chain, X, reporter):
-        """``max_iter`` sweeps, the offsets calibrated during the first burn-in
-        sweeps; returns the kept draws and the per-sweep log-likelihood."""
+    def _run_chain(self, chain, X, freq, reporter):
+        """``max_iter`` sweeps, the offsets calibrated towards ``freq`` during
+        the first burn-in sweeps; returns the kept draws and the per-sweep
+        log-likelihood."""
         kept = self._kept_sweeps()
         n_calibrate = min(self._burn_in(), _CALIBRATION_SWEEPS) if self.calibrate_offset else 0
         row_weight = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
-        freq = self._smoothed_frequencies(X)
         target = freq * (row_weight.sum() / freq.sum())
         n_counts = max(chain.data.n_counts, 1.0)
         draws = _KeptDraws()
