@@ -491,8 +491,8 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     burn_in_ : int
         The burn-in of the chains of ``h``: ``burn_in``, extended by windows
-        of kept iterations (``ceil(n_samples / n_chains)``, at least 4) while they drifted or
-        lay far apart.
+        of kept iterations (``ceil(n_samples / n_chains)``, at least 4) while
+        they drifted or lay far apart.
 
     acceptance_rate_ : float
         Mean HMC acceptance probability after the burn-in, over the chains
@@ -770,8 +770,7 @@ class EmpiricalBayesLDA(GibbsLDA):
                       for chain_draws in draws])
         combined = z.sum(axis=0) / math.sqrt(z.shape[0])
         return [name for name, value in zip(self._h_names(), combined)
-                if abs(value) > threshold
-                and (self._alpha_identified() or name == "topic_word_prior")]
+                if abs(value) > threshold and self._identified(name)]
 
     def _alpha_identified(self):
         """Whether the corpus informs alpha. With one topic every document's
@@ -779,6 +778,12 @@ class EmpiricalBayesLDA(GibbsLDA):
         alone, drift and disagree by nature, and the checks of the chains
         (burn-in extension, warnings) judge beta alone."""
         return self.n_components > 1
+
+    def _identified(self, name):
+        """Whether the chains' checks judge the component ``name`` of ``h``
+        (one of :meth:`_h_names`): beta always, alpha when the corpus informs
+        it (:meth:`_alpha_identified`)."""
+        return name == "topic_word_prior" or self._alpha_identified()
 
     def _far_apart_components(self, chain_values):
         """(name, smallest, largest) of alpha (the sum of the alphas when
@@ -920,8 +925,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         low, high = draws.min(axis=0), draws.max(axis=0)
         outside = [f"{name} {value:.4g} (drawn from {lo:.4g} to {hi:.4g})"
                    for name, value, lo, hi in zip(self._h_names(), run.h_hat, low, high)
-                   if not lo <= value <= hi
-                   and (self._alpha_identified() or name == "topic_word_prior")]
+                   if not lo <= value <= hi and self._identified(name)]
         if outside:
             _warn(
                 f"{type(self).__name__}: the estimate lies outside the values the chains "

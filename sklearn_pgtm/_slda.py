@@ -288,9 +288,10 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
     burn_in : int, default=500
         Sweeps before the classifier weights and the topic-word counts are
         averaged; "auto" priors are estimated over the second half of the
-        burn-in (at least one sweep) and held at the estimate afterwards. Half of ``max_iter``,
-        as in :class:`GibbsLDA`: the R-hat figures of ``max_iter`` are those of
-        the sweeps after a burn-in of half the chain. The accuracy does not
+        burn-in (at least one sweep) and held at the estimate afterwards.
+        Half of ``max_iter``, as in :class:`GibbsLDA`: the R-hat figures of
+        ``max_iter`` are those of the sweeps after a burn-in of half the
+        chain. The accuracy does not
         depend on it beyond the seed noise: on three binary 20 Newsgroups
         pairs (K = 20, c = 25, two seeds, 1,000 sweeps) a burn-in of 250
         gave a mean test accuracy of 0.9149 against 0.9113 at 500 (paired
