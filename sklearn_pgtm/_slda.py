@@ -439,8 +439,10 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
     n_jobs : int, default=None
         Threads: of the topic sweep of a binary or multinomial model (the
         partitioned sweep, user guide :ref:`threads`; the multinomial model's
-        Pólya-Gamma draws too), or of the side-by-side one-vs-rest chains.
-        Results depend only on ``random_state`` and ``n_jobs``.
+        Pólya-Gamma draws too), or of the side-by-side one-vs-rest chains;
+        after the fit, of the inference over documents (``transform``,
+        ``score``, ``predict`` with ``prediction_topics="inferred"``). Results
+        depend only on ``random_state`` and ``n_jobs``.
 
     verbose : int, default=0
         Print progress (sweeps, log-likelihood, time) and a summary; from 2
@@ -933,15 +935,18 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
                 for m in range(n_models)]
 
     def _posterior_per_model(self, doc_ptr, word_ids, n_samples, n_average=None):
-        """Averaged counts (and draws) of each binary model, in threads (each
-        model has its own seed, so the result does not depend on n_jobs)."""
+        """Averaged counts (and draws) of each binary model: the models in
+        threads, or one model's documents in threads when there are fewer
+        models than threads (each model has its own seed and each document
+        its own stream, so the result does not depend on n_jobs)."""
         blocks = self._model_blocks()
         n_threads = effective_n_jobs(self.n_jobs, len(blocks))
+        doc_jobs = self.n_jobs if n_threads == 1 else 1
 
         def infer(m):
             phi, alpha = blocks[m]
             return dirichlet_posterior(doc_ptr, word_ids, phi, alpha, self.n_infer_iter,
-                                       self._infer_seed + m, 1, n_samples, n_average)
+                                       self._infer_seed + m, doc_jobs, n_samples, n_average)
 
         if n_threads == 1:
             return [infer(m) for m in range(len(blocks))]
