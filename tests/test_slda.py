@@ -3,8 +3,9 @@ and one class of the multinomial model against a least-squares formulation),
 the multinomial topic conditional against a NumPy reference by a chi-square
 test (the binary one is tested with every sweep in test_sweeps.py; here also
 in the regime where its factorized weights underflow), the vectorized log,
-recovery from data drawn from the binary and the multinomial models,
-multi-class, threads, input errors, scikit-learn checks."""
+Geweke tests of the binary sweep, recovery from data drawn from the binary
+and the multinomial models, multi-class, threads, input errors,
+scikit-learn checks."""
 
 import itertools
 import warnings
@@ -27,9 +28,11 @@ from sklearn_pgtm._kernels._intrinsics import log_positive
 from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._kernels._polyagamma import PG_METHODS, pg_draw
 from sklearn_pgtm._kernels._slda import (
+    draw_augmentation,
     draw_class_augmentation,
     draw_eta,
     eta_conditional,
+    response_terms,
 )
 from sklearn_pgtm._kernels._sweeps import (
     ALL_WORDS,
@@ -306,6 +309,156 @@ def test_binary_topic_conditional_exact_when_factorized_weights_underflow():
             (0, 1, 0, ALL_WORDS)), n_draws=5000)
         _assert_chi_square(counts, p)
     assert underflows == 2
+
+
+# ------------------------------------------------------------------ Geweke
+def _geweke(c, n_iter, seed=0):
+    """Geweke (2004) for binary Gibbs sLDA on a tiny corpus (5 documents of
+    2, 3, 1, 2 and 3 tokens, K = 3, V = 4, alpha = 0.6, beta = 0.7, nu^2 = 4).
+
+    The sampler's joint is p(eta) p(z) p(w | z) prod_d psi(y_d | omega_d),
+    psi = exp(c y omega) / (1 + e^omega)^c, whose sum over y_d is Z(omega) =
+    (1 + e^{c omega}) / (1 + e^omega)^c <= 1 (1 at c = 1). Marginal-conditional
+    simulator: (eta, z) from the prior kept with probability prod_d
+    Z(omega_d), then y_d ~ Bernoulli(sigmoid(c omega_d)) and words given z
+    (phi ~ Dir(beta) drawn afresh), in NumPy; lambda_d ~ PG(c, omega_d) by its
+    conditional mean c tanh(omega / 2) / (2 omega). Successive-conditional
+    simulator: the estimator's own sweep (``_sweep_binary``: eta | z, lambda,
+    y; z | rest with the response term; lambda | z, eta), new words given
+    the topics after every sweep and new labels after every fourth. (With new
+    labels after every sweep, the response term of the z conditional could be
+    dropped unnoticed at c = 1: z | w, eta followed by fresh lambda and y is
+    then a valid blocked draw of the three.) Returns the z-scores of the test
+    functions' means (chain by batch means).
+    """
+    n_topics, n_words, alpha, beta, nu2, y_every = 3, 4, 0.6, 0.7, 4.0, 4
+    lengths = np.array([2, 3, 1, 2, 3])
+    n_docs = lengths.size
+    doc_ptr = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    doc_of_token = np.repeat(np.arange(n_docs), lengths)
+    n_tokens = doc_ptr[-1]
+    rng = np.random.default_rng(seed)
+
+    def frequencies(topics):
+        counts = np.zeros(topics.shape[:1] + (n_docs, n_topics))
+        np.add.at(counts, (np.arange(topics.shape[0])[:, None], doc_of_token, topics), 1)
+        return counts / lengths[:, None]
+
+    def draw_prior(n):
+        etas, kept = [], []
+        while sum(map(len, etas)) < n:
+            eta = rng.normal(0.0, np.sqrt(nu2), size=(n, n_topics))
+            theta = rng.dirichlet(np.full(n_topics, alpha), size=(n, n_docs))[:, doc_of_token]
+            u = rng.random((n, n_tokens, 1))
+            topics = np.minimum((u > np.cumsum(theta, axis=2)).sum(axis=2), n_topics - 1)
+            omega = np.einsum("ndk,nk->nd", frequencies(topics), eta)
+            log_z = np.logaddexp(0, c * omega) - c * np.logaddexp(0, omega)
+            keep = np.log(rng.random(n)) < log_z.sum(axis=1)
+            etas.append(eta[keep])
+            kept.append(topics[keep])
+        eta, topics = np.concatenate(etas)[:n], np.concatenate(kept)[:n].astype(np.int32)
+        omega = np.einsum("ndk,nk->nd", frequencies(topics), eta)
+        y = (rng.random(omega.shape) < 1 / (1 + np.exp(-c * omega))).astype(np.int8)
+        return eta, topics, y
+
+    def draw_words(topics):
+        phi = rng.dirichlet(np.full(n_words, beta), size=(topics.shape[0], n_topics))
+        cum = np.cumsum(phi[np.arange(topics.shape[0])[:, None], topics], axis=2)
+        u = rng.random(topics.shape)[..., None]
+        return np.minimum((u > cum).sum(axis=2), n_words - 1).astype(np.int32)
+
+    def pg_mean(omega):
+        safe = np.where(omega == 0, 1.0, omega)
+        return np.where(omega == 0, c / 4, c * np.tanh(safe / 2) / (2 * safe))
+
+    def test_functions(eta, topics, y, words, lam=None):
+        zbar = frequencies(topics)
+        omega = np.einsum("ndk,nk->nd", zbar, eta)
+        lam = pg_mean(omega) if lam is None else lam
+        sign = 2 * y - 1
+        return np.column_stack([
+            eta[:, 0], eta[:, -1], eta[:, 1] ** 2, eta[:, 0] * eta[:, 1],
+            y.mean(axis=1), y[:, 1], (y * omega).mean(axis=1), (sign * zbar[..., 0]).mean(axis=1),
+            (sign * (zbar[..., -1] - zbar[..., 1])).mean(axis=1),
+            lam.mean(axis=1), lam[:, -1], (lam * omega ** 2).mean(axis=1),
+            np.mean(topics == 0, axis=1), np.mean((topics == 0) & (words == 0), axis=1),
+            np.mean(topics[:, 1:] == topics[:, :-1], axis=1),
+        ])
+
+    eta, topics, y = draw_prior(n_iter)
+    marginal = test_functions(eta, topics, y, draw_words(topics))
+
+    eta, topics, y = (v[0] for v in draw_prior(1))
+    words = draw_words(topics[None])[0]
+    X = sp.csr_matrix((np.ones(n_tokens), (doc_of_token, words)), shape=(n_docs, n_words))
+    model = GibbsSLDAClassifier(n_topics, c=c, prior_variance=nu2, doc_topic_prior=alpha,
+                                topic_word_prior=beta, split_merge=False, burn_in=10**9)
+    run = model._start_binary(X, doc_ptr, words.copy(), y, np.random.SeedSequence(seed + 1))
+    doc_topic = np.zeros((n_docs, n_topics), dtype=np.int32)
+    np.add.at(doc_topic, (doc_of_token, topics), 1)
+    chain = run.chain = TopicChain(
+        TokenTopics(doc_ptr, run.chain.tokens.word_ids, topics.copy(), doc_topic),
+        np.zeros((n_words, n_topics), np.int32),
+        np.bincount(topics, minlength=n_topics).astype(np.int32), make_streams(seed + 2, n_docs))
+    np.add.at(chain.word_topic, (words, topics), 1)
+    run.lam[:] = pg_mean(frequencies(topics[None])[0] @ eta)
+    tokens = chain.tokens
+    saved = (np.empty((n_iter, n_topics)), np.empty((n_iter, n_tokens), np.int32),
+             np.empty((n_iter, n_docs), np.int8), np.empty((n_iter, n_tokens), np.int32),
+             np.empty((n_iter, n_docs)))
+    for it in range(n_iter):
+        model._sweep_binary(run, n_jobs=1)
+        tokens.word_ids[:] = words = draw_words(tokens.topics[None])[0]
+        chain.word_topic[:] = 0
+        np.add.at(chain.word_topic, (words, tokens.topics), 1)
+        if it % y_every == 0:
+            omega = tokens.doc_topic @ run.eta / lengths
+            run.y[:] = rng.random(n_docs) < 1 / (1 + np.exp(-c * omega))
+            run.kappa[:] = c * (run.y - 0.5)
+        for out, value in zip(saved, (run.eta, tokens.topics, run.y, words, run.lam)):
+            out[it] = value
+    successive = test_functions(*saved)
+    se = np.sqrt(marginal.var(axis=0) / n_iter + _batch_means_se(successive, 50) ** 2)
+    return (successive.mean(axis=0) - marginal.mean(axis=0)) / se
+
+
+@pytest.mark.parametrize("c", [1.0, 3.0])
+def test_geweke_joint_distribution_of_the_binary_sweep(c):
+    """The binary sweep -- eta | z, lambda, y (Gaussian); z | rest with the
+    response term; lambda | z, eta ~ PG(c, omega) -- leaves the model's
+    joint distribution invariant, for the standard model (c = 1) and for a
+    regularization constant c = 3. Each of these wrong conditionals fails it
+    (max |z| at 20,000 sweeps, seed 0, c = 1 / c = 3, measured by editing
+    the code): no response term in z (11.4 / 34.6), its quadratic part only
+    (23.1 / 62.5), that part doubled (22.2 / 73.4), PG(1, omega) for
+    PG(c, omega) (c = 3: 825; the same draw at c = 1), PG(c, N_d omega)
+    (87 / 547), half the PG part of eta's precision (33.3 / 64.9)."""
+    z = _geweke(c, 20000)
+    assert np.all(np.abs(z) < 4.0), np.round(z, 2)
+
+
+def _response_dropped(*args):
+    """The supervised factor's coefficients all zero: the z conditional
+    without the response term."""
+    response = args[-1]
+    response_terms(*args)
+    response.linear[:] = 0.0
+    response.quad[:] = 0.0
+
+
+def _pg_shape_one(doc_topic, doc_lengths, eta, c, *rest):
+    """lambda_d ~ PG(1, omega_d) whatever c."""
+    draw_augmentation(doc_topic, doc_lengths, eta, 1.0, *rest)
+
+
+@pytest.mark.parametrize("c, name, wrong, n_iter", [
+    (1.0, "response_terms", _response_dropped, 12000),
+    (3.0, "draw_augmentation", _pg_shape_one, 3000),
+])
+def test_geweke_rejects_a_wrong_conditional(monkeypatch, c, name, wrong, n_iter):
+    monkeypatch.setattr(_slda, name, wrong)
+    z = _geweke(c, n_iter, seed=1)
+    assert np.max(np.abs(z)) > 6.0, np.round(z, 2)
 
 
 def _batch_means_se(draws, n_batches=10):
