@@ -534,6 +534,24 @@ def check_finite(values, whom, what, setting):
 # --------------------------------------------------------------------------
 
 
+def present_words(word_ids, n_words):
+    """The words that occur among ``word_ids`` (sorted, int64) and, for each
+    token, its word's index among them (int32): the row of the token's word
+    in a topic matrix restricted to those words.
+
+    The post-fit methods take the topics of these words only: the whole
+    (n_features, n_components) topic matrix, normalized and transposed at
+    every call, was two temporary copies of ``components_`` and most of the
+    time of a small batch (one document at K = 100, V = 200,000: 0.27 s,
+    320 MB)."""
+    seen = np.zeros(n_words, dtype=bool)
+    seen[word_ids] = True
+    words = np.flatnonzero(seen)
+    index = np.cumsum(seen, dtype=np.int32)
+    index -= 1
+    return words, np.ascontiguousarray(index[word_ids])
+
+
 def initial_topics(doc_ptr, word_ids, phi):
     """Every token at its word's most likely topic (fewer sweeps needed than
     from random topics); returns the :class:`TokenTopics` of the documents."""
@@ -546,7 +564,7 @@ def initial_topics(doc_ptr, word_ids, phi):
 
 
 def dirichlet_posterior(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_jobs=None,
-                        n_samples=0, n_average=None):
+                        n_samples=0, n_average=None, phi_rows=None):
     """Posterior of documents' topic proportions under fixed topics, for the
     models with a Dirichlet document prior.
 
@@ -560,13 +578,17 @@ def dirichlet_posterior(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_jobs=None
     its own words (its stream is derived from them), not on the batch.
     Documents without tokens get the prior.
 
+    ``phi_rows``: the row of ``phi`` of each token, when ``phi`` holds the
+    topics of some words only (:func:`present_words`); default ``word_ids``.
+    The streams derive from ``word_ids`` either way.
+
     Returns ``(mean_counts, draws)``: the averaged ``C_dk`` (D, K) and
     ``None`` or the (n_samples, D, K) draws.
     """
     n_docs, n_topics = doc_ptr.shape[0] - 1, phi.shape[1]
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
     states = document_streams(seed, doc_ptr, word_ids)
-    tokens = initial_topics(doc_ptr, word_ids, phi)
+    tokens = initial_topics(doc_ptr, word_ids if phi_rows is None else phi_rows, phi)
     n_average = min(n_average or max(n_iter // 2, 1), n_iter)
     mean_counts = np.zeros((n_docs, n_topics))
     for it in range(n_iter):
@@ -887,10 +909,20 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         X = check_counts(self, X, reset=False, whom=f"{type(self).__name__}.{whom}")
         return to_tokens(X)
 
-    def _topics(self):
-        """Row-normalized ``components_`` as (n_features, n_components)."""
+    def _topics(self, words=None):
+        """Row-normalized ``components_`` as (n_features, n_components), or
+        only the rows of ``words`` (the same values)."""
         components = np.asarray(self.components_, dtype=np.float64)
-        return np.ascontiguousarray((components / components.sum(axis=1, keepdims=True)).T)
+        totals = components.sum(axis=1, keepdims=True)
+        if words is not None:
+            components = components[:, words]
+        return np.ascontiguousarray((components / totals).T)
+
+    def _present_topics(self, word_ids):
+        """The topics of the words among ``word_ids`` (:func:`present_words`):
+        ``(phi, rows)``, ``phi[rows[i]]`` the topics of token ``i``'s word."""
+        words, rows = present_words(word_ids, self.components_.shape[-1])
+        return self._topics(words), rows
 
     def transform(self, X):
         """Topic proportions of documents, with the topics fixed.
@@ -989,7 +1021,8 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
 
     def _log_likelihood_of(self, doc_ptr, word_ids):
         theta = self._posterior(doc_ptr, word_ids, 0)[0]
-        return float(log_predictive(doc_ptr, word_ids, theta, self._topics()))
+        phi, rows = self._present_topics(word_ids)
+        return float(log_predictive(doc_ptr, rows, theta, phi))
 
     @property
     def _n_features_out(self):

@@ -756,9 +756,9 @@ class CorrelatedTopicModel(GibbsTopicModel):
         """Gibbs over the tokens' topics and the Gaussian vectors, topics and
         (mu, Sigma) fixed; the proportions of each sweep are draws."""
         n_docs, n_topics = doc_ptr.shape[0] - 1, self._n_topics()
-        phi = self._topics()
+        phi, rows = self._present_topics(word_ids)
         states = document_streams(self._infer_seed, doc_ptr, word_ids)
-        tokens = initial_topics(doc_ptr, word_ids, phi)
+        tokens = initial_topics(doc_ptr, rows, phi)
         gauss = np.tile(self.mean_, (n_docs, 1))
         weights = np.empty((n_docs, n_topics))
         n_iter = self.n_infer_iter

@@ -925,28 +925,35 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         """Topic models in ``components_``: 1 (binary, multinomial) or one per class."""
         return self.components_.shape[0] // self._n_topics()
 
-    def _model_blocks(self):
-        """(topics (V, K), alpha vector) of each binary model."""
-        topics = self._topics()
+    def _model_alphas(self):
+        """The alpha vector of each binary model."""
         n_models = self._n_models()
         alphas = np.broadcast_to(self.doc_topic_prior_, (n_models,))
+        return [np.full(self._n_topics(), alphas[m]) for m in range(n_models)]
+
+    def _model_blocks(self, word_ids):
+        """``(blocks, rows)``: the (topics (U, K), alpha vector) of each binary
+        model, topics of the U words among ``word_ids`` only, and the row of
+        each token's word in them (:func:`~._base.present_words`)."""
+        topics, rows = self._present_topics(word_ids)
         k = self._n_topics()
-        return [(np.ascontiguousarray(topics[:, m * k:(m + 1) * k]), np.full(k, alphas[m]))
-                for m in range(n_models)]
+        return [(np.ascontiguousarray(topics[:, m * k:(m + 1) * k]), alpha)
+                for m, alpha in enumerate(self._model_alphas())], rows
 
     def _posterior_per_model(self, doc_ptr, word_ids, n_samples, n_average=None):
         """Averaged counts (and draws) of each binary model: the models in
         threads, or one model's documents in threads when there are fewer
         models than threads (each model has its own seed and each document
         its own stream, so the result does not depend on n_jobs)."""
-        blocks = self._model_blocks()
+        blocks, rows = self._model_blocks(word_ids)
         n_threads = effective_n_jobs(self.n_jobs, len(blocks))
         doc_jobs = self.n_jobs if n_threads == 1 else 1
 
         def infer(m):
             phi, alpha = blocks[m]
             return dirichlet_posterior(doc_ptr, word_ids, phi, alpha, self.n_infer_iter,
-                                       self._infer_seed + m, doc_jobs, n_samples, n_average)
+                                       self._infer_seed + m, doc_jobs, n_samples, n_average,
+                                       phi_rows=rows)
 
         if n_threads == 1:
             return [infer(m) for m in range(len(blocks))]
@@ -961,10 +968,11 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         if self._fitted_param("prediction_topics") == "expected":
             # Each token's topic probabilities given its word alone, summed by
             # a sparse product (repeated word ids add up).
-            word_counts = sp.csr_matrix((np.ones(len(word_ids)), word_ids, doc_ptr),
-                                        shape=(len(doc_ptr) - 1, self.n_features_in_))
+            blocks, rows = self._model_blocks(word_ids)
+            word_counts = sp.csr_matrix((np.ones(len(word_ids)), rows, doc_ptr),
+                                        shape=(len(doc_ptr) - 1, blocks[0][0].shape[0]))
             return [np.asarray(word_counts @ (phi / phi.sum(axis=1, keepdims=True))) / lengths
-                    for phi, _ in self._model_blocks()]
+                    for phi, _ in blocks]
         n_average = 1 if self._fitted_param("prediction") == "last" else None
         return [counts / lengths
                 for counts, _ in self._posterior_per_model(doc_ptr, word_ids, 0, n_average)]
@@ -972,16 +980,16 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
     def _posterior(self, doc_ptr, word_ids, n_samples):
         results = self._posterior_per_model(doc_ptr, word_ids, n_samples)
         means = [posterior_mean(counts, alpha)
-                 for (counts, _), (_, alpha) in zip(results, self._model_blocks())]
+                 for (counts, _), alpha in zip(results, self._model_alphas())]
         draws = None if not n_samples else np.concatenate([d for _, d in results], axis=2)
         return np.hstack(means), draws
 
     def _log_likelihood_of(self, doc_ptr, word_ids):
         # The binary models' log-likelihoods, averaged (each explains every token).
         theta = self._posterior(doc_ptr, word_ids, 0)[0]
-        topics = self._topics()
+        topics, rows = self._present_topics(word_ids)
         k = self._n_topics()
-        values = [log_predictive(doc_ptr, word_ids, theta[:, m * k:(m + 1) * k].copy(),
+        values = [log_predictive(doc_ptr, rows, theta[:, m * k:(m + 1) * k].copy(),
                                  np.ascontiguousarray(topics[:, m * k:(m + 1) * k]))
                   for m in range(self._n_models())]
         return float(np.mean(values))

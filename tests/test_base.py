@@ -226,3 +226,69 @@ def test_priors_below_the_family_bound_are_rejected_by_name(name, param):
     estimator = getattr(sklearn_pgtm, name)(2, **{param: 1e-20})
     with pytest.raises(ValueError, match=f"'{param}' parameter of {name}.*1e-10"):
         estimator.fit(X, y)
+
+
+def test_present_words_index_the_words_of_the_tokens():
+    from sklearn_pgtm._base import present_words
+
+    words, rows = present_words(np.array([7, 2, 7, 9, 2], dtype=np.int32), 12)
+    np.testing.assert_array_equal(words, [2, 7, 9])
+    np.testing.assert_array_equal(words[rows], [7, 2, 7, 9, 2])
+    assert rows.dtype == np.int32
+    words, rows = present_words(np.zeros(0, dtype=np.int32), 5)
+    assert words.size == 0 and rows.size == 0
+
+
+def _full_topic_results(model, X):
+    """What the post-fit methods returned when they built the whole (V, K)
+    topic matrix: the oracle of the restricted computation."""
+    import sklearn_pgtm._base as base
+
+    restricted = base.present_words
+    base.present_words = lambda word_ids, n_words: (np.arange(n_words),
+                                                    word_ids.astype(np.int32))
+    try:
+        return _post_fit_results(model, X)
+    finally:
+        base.present_words = restricted
+
+
+def _post_fit_results(model, X):
+    out = [model.transform(X), model.sample_transform(X, n_samples=2), model.perplexity(X)]
+    if hasattr(model, "predict_proba"):
+        out += [model.decision_function(X), model.predict_proba(X)]
+    return out
+
+
+@pytest.mark.parametrize("name", ["lda", "ctm", "slda_ovr", "slda_multinomial",
+                                  "slda_refit_topics"])
+def test_post_fit_methods_take_the_topics_of_the_present_words_only(name, monkeypatch):
+    # transform / score / predict built the normalized (V, K) topic matrix
+    # of every word at each call (0.27 s and 320 MB for one document at
+    # K = 100, V = 200,000); they take the rows of the words of X only, to
+    # the same results.
+    from sklearn_pgtm import CorrelatedTopicModel, GibbsLDA, GibbsSLDAClassifier
+
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix(rng.poisson(0.3, size=(40, 60)))
+    y = np.arange(40) % 3
+    kw = dict(n_components=3, max_iter=6, burn_in=2, n_infer_iter=4, random_state=0)
+    model = {
+        "lda": lambda: GibbsLDA(**kw).fit(X),
+        "ctm": lambda: CorrelatedTopicModel(**kw).fit(X),
+        "slda_ovr": lambda: GibbsSLDAClassifier(**kw).fit(X, y),
+        "slda_multinomial": lambda: GibbsSLDAClassifier(multi_class="multinomial",
+                                                        **kw).fit(X, y),
+        "slda_refit_topics": lambda: GibbsSLDAClassifier(prediction_topics="inferred",
+                                                         **kw).fit(X, y),
+    }[name]()
+    new = sp.csr_matrix(np.zeros((3, 60)))
+    new[0, 5], new[0, 40], new[1, 40], new[2, 59] = 2, 1, 3, 1
+    sizes = []
+    topics = type(model)._topics
+    monkeypatch.setattr(type(model), "_topics", lambda self, words=None: sizes.append(
+        None if words is None else len(words)) or topics(self, words))
+    restricted = _post_fit_results(model, new)
+    assert sizes and set(sizes) == {3}  # words 5, 40, 59; never the whole vocabulary
+    for got, want in zip(restricted, _full_topic_results(model, new)):
+        np.testing.assert_array_equal(got, want)
