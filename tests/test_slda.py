@@ -944,9 +944,9 @@ def test_binary_inference_uses_n_jobs_threads_on_the_documents(monkeypatch):
     seen = []
     real = slda_module.dirichlet_posterior
 
-    def recording(*args):
+    def recording(*args, **kwargs):
         seen.append(args[6])
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(slda_module, "dirichlet_posterior", recording)
     threaded = clf.set_params(n_jobs=2).transform(X)
