@@ -171,3 +171,21 @@ def test_single_step_and_empty_sequences():
     empty = np.empty((0, 3))
     assert ffbs(P0i, P0i @ m0, A, np.linalg.inv(Q), np.empty((0, 3, 3)), empty,
                 make_streams(0, 1)[0], empty)
+
+
+def test_factor_precision_doubles_its_jitter_until_the_factor_exists():
+    # A precision that lost definiteness by rounding (smallest eigenvalue
+    # -1e-9, mean diagonal ~0.9): the first jitter (1e-12 of the mean
+    # diagonal) is too small, doubling reaches a sufficient one within the
+    # 30 tries, and the factor then reproduces the matrix up to that jitter
+    # (at most twice the one needed). An eigenvalue of -1e-2 is beyond the
+    # largest jitter tried (2^29 1e-12 of the mean diagonal) and refused.
+    basis = np.linalg.qr(np.random.default_rng(4).normal(size=(4, 4)))[0]
+    out = np.empty((4, 4))
+    for smallest, factored in [(-1e-9, True), (-1e-2, False)]:
+        a = (basis * np.array([smallest, 0.5, 1.0, 2.0])) @ basis.T
+        a = 0.5 * (a + a.T)
+        assert not cholesky_lower(a, out)
+        assert factor_precision(a, out) == factored
+        if factored:
+            np.testing.assert_allclose(out @ out.T, a, rtol=0, atol=5e-9)
