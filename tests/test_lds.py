@@ -30,7 +30,7 @@ from sklearn_pgtm._kernels._lds import (
 from sklearn_pgtm._kernels._polyagamma import PG_METHODS, pg_mean, pg_var
 from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._kernels._stick_breaking import stick_breaking, stick_counts
-from sklearn_pgtm._lds import _GibbsChain, _Prior, _Sequences
+from sklearn_pgtm._lds import _GibbsChain, _KeptDraws, _Prior, _Sequences, _draw_dynamics
 from sklearn_pgtm.datasets import load_wonderland
 from sklearn_pgtm.datasets._wonderland import TEXT_SHA256, tokenize
 
@@ -260,6 +260,88 @@ def test_forecast_matches_quadrature():
     grid, w = _grid_weights(np.sqrt(Q))
     expected = w @ _pi(grid[:, None] @ C.T + mu)
     np.testing.assert_allclose(proba, np.tile(expected, (2, 1)), atol=0.01)
+
+
+def test_forecast_rolls_the_states_with_the_dynamics_matrix():
+    # Nearly noiseless dynamics (noise sd 1e-6): the forecast h steps ahead
+    # is pi(C A^h z0 + mu), for a non-symmetric A (A' would show).
+    A = np.array([[0.9, 0.6], [-0.4, 0.5]])
+    C = np.array([[1.0, -0.5], [0.3, 1.2], [-0.8, 0.4]])
+    mu = np.array([0.2, -0.1, 0.3])
+    z0 = np.array([1.0, -2.0])
+    proba = np.empty((3, 4))
+    forecast_proba(np.tile(z0, (10, 1)), A, 1e-6 * np.eye(2), C, mu, make_streams(0, 1)[0],
+                   proba)
+    states = np.array([np.linalg.matrix_power(A, h) @ z0 for h in (1, 2, 3)])
+    np.testing.assert_allclose(proba, _pi(states @ C.T + mu), atol=1e-5)
+
+
+def test_forecast_noise_has_the_state_noise_covariance():
+    # With A = 0 one forecast step leaves the particles at draws of
+    # N(0, Q): their sample covariance against a correlated Q, whose factor
+    # is lower triangular (its transpose would give another covariance).
+    Q = np.array([[1.0, 0.8], [0.8, 2.0]])
+    particles = np.zeros((40000, 2))
+    forecast_proba(particles, np.zeros((2, 2)), np.linalg.cholesky(Q), np.zeros((1, 2)),
+                   np.zeros(1), make_streams(1, 1)[0], np.empty((1, 2)))
+    # Entry-wise standard error of a sample covariance: sqrt((q_ii q_jj + q_ij^2) / n).
+    se = np.sqrt((np.outer(np.diag(Q), np.diag(Q)) + Q ** 2) / particles.shape[0])
+    assert np.all(np.abs(np.cov(particles.T) - Q) < 4.5 * se), np.cov(particles.T)
+
+
+def test_particle_filter_predicts_the_first_row_from_the_start_distribution():
+    # The first row is predicted from N(start_mean, start_chol^2) itself, not
+    # from one step of the dynamics after it (A = 0 would move the particles
+    # to N(0, Q)). Oracle: quadrature over the start distribution.
+    C, mu = np.array([[2.0], [-1.0]]), np.array([0.1, 0.0])
+    X = np.array([[3, 0, 1]])
+    data = _Sequences(sp.csr_matrix(X), np.array([0, 1]), 2)
+    grid, w = _grid_weights(0.2)
+    pi_grid = _pi((grid + 1.5)[:, None] @ C.T + mu)
+    expected = np.log(w @ multinomial.pmf(X[0], 4, pi_grid))
+    particles = np.empty((20000, 1))
+    log_pred, proba = np.empty(1), np.empty((1, 3))
+    args = (data.stick_ptr, data.totals, data.kappa, data.row_log_coef, 0, 1, np.array([1.5]),
+            np.array([[0.2]]), np.zeros((1, 1)), np.eye(1), C, mu, make_streams(2, 1)[0],
+            particles, log_pred)
+    particle_log_predictive(*args)
+    assert abs(log_pred[0] - expected) < 0.02, (log_pred, expected)
+    particle_predictive_proba(*args, proba)
+    assert abs(log_pred[0] - expected) < 0.02, (log_pred, expected)
+    np.testing.assert_allclose(proba[0], w @ pi_grid, atol=0.01)
+
+
+def test_dynamics_draws_have_the_matrix_normal_inverse_wishart_moments():
+    # Oracle: Bayesian multivariate regression of z_t on z_{t-1} (pairs inside
+    # each of two sequences only), written out here: K_n = (K0^-1 + X'X)^-1,
+    # M_n = (M0 K0^-1 + Y'X) K_n, S_n = S0 + M0 K0^-1 M0' + Y'Y - M_n K_n^-1 M_n',
+    # nu_n = nu0 + n. Then E[A] = M_n, E[Q] = S_n / (nu_n - L - 1) and
+    # Cov(A_ij, A_kl) = E[Q]_ik (K_n)_jl. Few, strongly correlated states make
+    # K_n far from diagonal, so a transposed factor of K_n shows.
+    prior = _Prior(2, np.zeros(2), emission_scale=1.0, offset_scale=0.0, noise_variance=0.3)
+    z = np.array([[1.0, 0.9], [0.8, 0.9], [0.2, 0.1], [-1.0, -0.7], [0.5, 0.6], [0.9, 1.0],
+                  [0.3, 0.2]])
+    seq_ptr = np.array([0, 4, 7])
+    pairs = [(t - 1, t) for t in range(1, 7) if t != 4]
+    X = z[[a for a, _ in pairs]]
+    Y = z[[b for _, b in pairs]]
+    K_n = np.linalg.inv(prior.K0_inv + X.T @ X)
+    M_n = (prior.M0 @ prior.K0_inv + Y.T @ X) @ K_n
+    S_n = (prior.S0 + prior.M0 @ prior.K0_inv @ prior.M0.T + Y.T @ Y
+           - M_n @ np.linalg.inv(K_n) @ M_n.T)
+    EQ = S_n / (prior.nu0 + len(pairs) - 3)
+    gen = np.random.default_rng(0)
+    n = 40000
+    A = np.empty((n, 2, 2))
+    Q = np.empty((n, 2, 2))
+    for i in range(n):
+        A[i], Q[i] = _draw_dynamics(z, seq_ptr, prior, gen)
+    cov_A = np.kron(EQ, K_n)
+    se_A = np.sqrt(np.diag(cov_A) / n)
+    assert np.all(np.abs(A.mean(axis=0) - M_n).ravel() < 4.5 * se_A)
+    np.testing.assert_allclose(np.cov(A.reshape(n, 4).T), cov_A, rtol=0.06,
+                               atol=0.03 * np.abs(cov_A).max())
+    np.testing.assert_allclose(Q.mean(axis=0), EQ, rtol=0.05, atol=0.02 * np.abs(EQ).max())
 
 
 # -------------------------------------------------------------- Geweke test
@@ -782,3 +864,143 @@ def test_offsets_are_calibrated_over_the_first_sweeps_only(monkeypatch, max_iter
     MultinomialLDS(2, max_iter=max_iter, n_samples=2, calibrate_offset=calibrate,
                    random_state=0).fit(X)
     assert len(calls) == expected
+
+
+# ------------------------------------- post-fit predictions against a grid
+
+
+def _fitted_with_draws(draws, n_particles=20000):
+    """A fitted 1-state, 3-category model whose kept posterior draws are
+    ``draws`` (tuples A, Q, C (2, 1), mu (2,), z_end), columns in stick
+    order (``category_order="given"``); the last draw is the point estimate."""
+    X = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]])
+    lds = MultinomialLDS(1, max_iter=2, n_infer_iter=2, n_particles=n_particles,
+                         category_order="given", random_state=0).fit(X)
+    kept = _KeptDraws()
+    for A, Q, C, mu, z_end in draws:
+        kept._kept.append((np.array([[A]]), np.array([[Q]]), np.array(C, dtype=float),
+                           np.array(mu, dtype=float), np.array([z_end], dtype=float)))
+    lds._draws = kept.stack()
+    A, Q, C, mu, _ = draws[-1]
+    lds.dynamics_matrix_, lds.dynamics_covariance_ = np.array([[A]]), np.array([[Q]])
+    lds.emission_matrix_, lds.emission_offset_ = np.array(C, float), np.array(mu, float)
+    return lds
+
+
+_GRID = np.linspace(-7.0, 7.0, 1601)
+
+
+def _grid_filter(X, A, Q, C, mu, m0, P0):
+    """Exact filter of one sequence (L = 1) on a grid: returns log p(x_t |
+    x_<t) per row, the predictive probabilities of each row before it is
+    seen, the filtered density of the last row, the
+    transition matrix and the probabilities at every grid point."""
+    grid = _GRID
+    pi_grid = _pi(grid[:, None] * np.ravel(C)[None, :] + mu)
+    trans = np.exp(-0.5 * (grid[None, :] - A * grid[:, None]) ** 2 / Q)
+    trans /= trans.sum(axis=1, keepdims=True)
+    pred = np.exp(-0.5 * (grid - m0) ** 2 / P0)
+    pred /= pred.sum()
+    log_pred, proba = [], []
+    for t, x in enumerate(X):
+        if t > 0:
+            pred = pred @ trans
+        lik = multinomial.pmf(x, x.sum(), pi_grid)
+        proba.append(pred @ pi_grid)
+        p = pred @ lik
+        log_pred.append(np.log(p))
+        pred = pred * lik / p
+    return np.array(log_pred), np.array(proba), pred, trans, pi_grid
+
+
+# Two kept draws with different dynamics, noise and emissions: their
+# likelihoods of the rows differ, so every mixture over draws shows.
+_DRAWS = [(0.9, 0.3, [[1.5], [-1.0]], [0.3, -0.2], 1.2),
+          (-0.5, 0.8, [[-0.8], [0.6]], [-0.4, 0.5], -0.7)]
+_ROWS = np.array([[3, 0, 1], [2, 1, 1], [0, 1, 3], [1, 0, 3], [4, 0, 0]])
+
+
+def _mixture(per_draw_log, per_draw_values):
+    """Bayes' mixture over the draws with weights p_s(earlier rows)."""
+    w = np.exp(per_draw_log - per_draw_log.max())
+    return np.einsum("s,s...->...", w / w.sum(), per_draw_values)
+
+
+def test_score_and_next_row_probabilities_match_the_grid_filter():
+    # Oracle: the exact filter of each draw on a grid. score averages the
+    # draws' likelihoods of the whole sequence (the log of the mean, not the
+    # mean of the logs); predict_next_proba weighs each draw by its
+    # likelihood of the rows *before* row t (not including row t).
+    lds = _fitted_with_draws(_DRAWS)
+    runs = [_grid_filter(_ROWS, A, Q, C, mu, 0.0, lds.initial_state_covariance_[0, 0])
+            for A, Q, C, mu, _ in _DRAWS]
+    per_draw = np.array([r[0].sum() for r in runs])
+    expected = (np.logaddexp.reduce(per_draw) - np.log(2)) / _ROWS.sum()
+    assert abs(lds.score(_ROWS) - expected) < 0.01, (lds.score(_ROWS), expected)
+    before = np.array([np.concatenate(([0.0], np.cumsum(r[0])[:-1])) for r in runs])
+    proba = np.array([r[1] for r in runs])
+    expected_next = np.array([_mixture(before[:, t], proba[:, t]) for t in range(len(_ROWS))])
+    np.testing.assert_allclose(lds.predict_next_proba(_ROWS), expected_next, atol=0.01)
+    # Two sequences: each starts afresh, its draws weighed by its own rows.
+    for rows, got in [(_ROWS[:2], lds.predict_next_proba(_ROWS, lengths=[2, 3])[:2]),
+                      (_ROWS[2:], lds.predict_next_proba(_ROWS, lengths=[2, 3])[2:])]:
+        runs = [_grid_filter(rows, A, Q, C, mu, 0.0, lds.initial_state_covariance_[0, 0])
+                for A, Q, C, mu, _ in _DRAWS]
+        before = np.array([np.concatenate(([0.0], np.cumsum(r[0])[:-1])) for r in runs])
+        proba = np.array([r[1] for r in runs])
+        np.testing.assert_allclose(
+            got, [_mixture(before[:, t], proba[:, t]) for t in range(len(rows))], atol=0.01)
+
+
+def test_continued_score_starts_one_step_after_the_training_end():
+    # continue_training: the first row is predicted from A z_end + N(0, Q)
+    # (z_end far from A z_end, and the emission steep, so that z_end shows).
+    draw = (0.3, 0.2, [[1.5], [-1.0]], [0.3, -0.2], 2.5)
+    lds = _fitted_with_draws([draw])
+    A, Q, C, mu, z_end = draw
+    log_pred = _grid_filter(_ROWS, A, Q, C, mu, A * z_end, Q)[0]
+    assert abs(lds.score(_ROWS, continue_training=True) - log_pred.sum() / _ROWS.sum()) < 0.01
+
+
+def test_forecast_matches_the_grid_filter():
+    # Without X: each draw rolls z_end forward (z_h ~ N(A^h z_end, ...)),
+    # draws averaged with equal weights. With X of two sequences: the last
+    # sequence's filtered state is rolled forward, the draws weighed by
+    # their likelihood of that sequence.
+    lds = _fitted_with_draws(_DRAWS)
+    P0 = lds.initial_state_covariance_[0, 0]
+    n_steps = 3
+    without, with_x, weights_log = [], [], []
+    for A, Q, C, mu, z_end in _DRAWS:
+        log_pred, _, post, trans, pi_grid = _grid_filter(_ROWS[2:], A, Q, C, mu, 0.0, P0)
+        state = np.exp(-0.5 * (_GRID - A * z_end) ** 2 / Q)
+        state /= state.sum()
+        steps = [state @ pi_grid]
+        for _ in range(n_steps - 1):
+            state = state @ trans
+            steps.append(state @ pi_grid)
+        without.append(steps)
+        steps, state = [], post
+        for _ in range(n_steps):
+            state = state @ trans
+            steps.append(state @ pi_grid)
+        with_x.append(steps)
+        weights_log.append(log_pred.sum())
+    np.testing.assert_allclose(lds.forecast(n_steps), np.mean(without, axis=0), atol=0.01)
+    np.testing.assert_allclose(lds.forecast(n_steps, _ROWS, lengths=[2, 3]),
+                               _mixture(np.array(weights_log), np.array(with_x)), atol=0.01)
+
+
+def test_sample_follows_the_dynamics_matrix():
+    # Oracle: least squares of z_t on z_{t-1} over a long sampled sequence
+    # recovers A (a non-symmetric one, so A' would show) and the residual
+    # covariance Q.
+    X, _, _ = _simulate(1, n_rows=60, n_counts=5)
+    lds = MultinomialLDS(2, max_iter=2, random_state=0).fit(X)
+    A = np.array([[0.8, 0.5], [-0.3, 0.6]])
+    Q = np.array([[0.5, 0.2], [0.2, 0.3]])
+    lds.dynamics_matrix_, lds.dynamics_covariance_ = A, Q
+    _, z = lds.sample(4000, random_state=0)
+    fit = np.linalg.lstsq(z[:-1], z[1:], rcond=None)[0].T
+    np.testing.assert_allclose(fit, A, atol=0.05)
+    np.testing.assert_allclose(np.cov((z[1:] - z[:-1] @ A.T).T), Q, atol=0.05)
