@@ -85,8 +85,9 @@ def factor_precision(precision, chol):
 
     Precisions built from sums of potentials can lose definiteness by
     rounding when a direction is nearly unconstrained; a diagonal jitter of
-    growing size (at most 30 tries, up to 1e-6 of the mean diagonal) is then
-    added. Returns False only if even that fails.
+    growing size (1e-12 of the mean diagonal, doubled at each of at most 30
+    tries: up to 2^29 1e-12, about 5e-4, of it) is then added. Returns False
+    only if even that fails.
     """
     if cholesky_lower(precision, chol):
         return True
