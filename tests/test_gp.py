@@ -688,3 +688,24 @@ def test_inputs_without_counts_do_not_enter_the_empirical_hyperparameters():
     np.testing.assert_allclose(with_empty.kernel_.theta, observed.kernel_.theta, rtol=1e-6)
     assert with_empty.log_marginal_likelihood_value_ == pytest.approx(
         observed.log_marginal_likelihood_value_)
+
+
+def test_jitter_is_a_nugget_as_a_white_noise_kernel_would_be(data):
+    # Oracle: the jitter is documented as a nugget (independent variance of
+    # each input's latent values), which is what adding WhiteKernel(jitter)
+    # to the kernel means. Same kernel matrix at the training inputs, so the
+    # same chain; at new inputs the nugget enters the prior variance but
+    # not the covariance with the training inputs. Predictions and joint
+    # draws at new inputs must then agree.
+    u, y = data
+    kernel = ConstantKernel(1.5) * Matern(2.0, nu=2.5)
+    common = dict(hyperparameters="fixed", max_iter=12, burn_in=6, random_state=0)
+    nugget = MultinomialGaussianProcess(kernel, jitter=0.3, **common).fit(u, y)
+    white = MultinomialGaussianProcess(kernel + WhiteKernel(0.3, "fixed"), **common).fit(u, y)
+    new = np.array([[2.5], [6.1], [9.3]])
+    for a, b in zip(nugget.predict_latent(new, return_std=True),
+                    white.predict_latent(new, return_std=True)):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(nugget.predict(new), white.predict(new), rtol=1e-9)
+    np.testing.assert_allclose(nugget.sample_y(new, n_samples=4), white.sample_y(new, n_samples=4),
+                               rtol=1e-7, atol=1e-12)
