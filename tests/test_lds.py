@@ -954,12 +954,15 @@ def test_score_and_next_row_probabilities_match_the_grid_filter():
 
 def test_continued_score_starts_one_step_after_the_training_end():
     # continue_training: the first row is predicted from A z_end + N(0, Q)
-    # (z_end far from A z_end, and the emission steep, so that z_end shows).
-    draw = (0.3, 0.2, [[1.5], [-1.0]], [0.3, -0.2], 2.5)
+    # (z_end far from A z_end, Q far from the initial state covariance, and
+    # the emission steep, so that either would show).
+    draw = (0.3, 0.01, [[3.0], [-2.0]], [0.3, -0.2], 2.5)
     lds = _fitted_with_draws([draw])
     A, Q, C, mu, z_end = draw
-    log_pred = _grid_filter(_ROWS, A, Q, C, mu, A * z_end, Q)[0]
+    log_pred, proba = _grid_filter(_ROWS, A, Q, C, mu, A * z_end, Q)[:2]
     assert abs(lds.score(_ROWS, continue_training=True) - log_pred.sum() / _ROWS.sum()) < 0.01
+    np.testing.assert_allclose(lds.predict_next_proba(_ROWS, continue_training=True), proba,
+                               atol=0.01)
 
 
 def test_forecast_matches_the_grid_filter():
@@ -991,16 +994,31 @@ def test_forecast_matches_the_grid_filter():
                                _mixture(np.array(weights_log), np.array(with_x)), atol=0.01)
 
 
-def test_sample_follows_the_dynamics_matrix():
+def test_sample_follows_the_model():
     # Oracle: least squares of z_t on z_{t-1} over a long sampled sequence
     # recovers A (a non-symmetric one, so A' would show) and the residual
-    # covariance Q.
+    # covariance Q; rows of many counts have the frequencies pi(C z_t + mu)
+    # of their own states (offsets far from 0, so that they show).
     X, _, _ = _simulate(1, n_rows=60, n_counts=5)
     lds = MultinomialLDS(2, max_iter=2, random_state=0).fit(X)
     A = np.array([[0.8, 0.5], [-0.3, 0.6]])
     Q = np.array([[0.5, 0.2], [0.2, 0.3]])
     lds.dynamics_matrix_, lds.dynamics_covariance_ = A, Q
+    lds.emission_offset_ = np.array([1.5, -1.0, 0.5, -2.0, 1.0])
     _, z = lds.sample(4000, random_state=0)
     fit = np.linalg.lstsq(z[:-1], z[1:], rcond=None)[0].T
     np.testing.assert_allclose(fit, A, atol=0.05)
     np.testing.assert_allclose(np.cov((z[1:] - z[:-1] @ A.T).T), Q, atol=0.05)
+    counts, z = lds.sample(20, n_counts=100000, random_state=1)
+    expected = np.empty((20, 6))
+    expected[:, lds.category_order_] = _pi(z @ lds.emission_matrix_.T + lds.emission_offset_)
+    np.testing.assert_allclose(counts / 100000, expected, atol=0.01)
+
+
+def test_transform_of_rows_without_counts_is_the_prior_mean():
+    # Rows without counts carry no information: each sweep's smoothed mean
+    # is the prior mean of the states, 0 (not a draw around it).
+    X, _, _ = _simulate(1, n_rows=60, n_counts=5)
+    lds = MultinomialLDS(2, max_iter=4, n_infer_iter=4, random_state=0).fit(X)
+    np.testing.assert_allclose(lds.transform(np.zeros((6, 6)), lengths=[4, 2]), 0.0,
+                               atol=1e-12)
