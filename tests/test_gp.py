@@ -709,3 +709,39 @@ def test_jitter_is_a_nugget_as_a_white_noise_kernel_would_be(data):
     np.testing.assert_allclose(nugget.predict(new), white.predict(new), rtol=1e-9)
     np.testing.assert_allclose(nugget.sample_y(new, n_samples=4), white.sample_y(new, n_samples=4),
                                rtol=1e-7, atol=1e-12)
+
+
+def test_hyperparameter_metropolis_targets_their_marginal_posterior():
+    # With the potentials (omega, h) fixed, the Metropolis update of the
+    # log length scale must have the stationary density uniform prior x
+    # prod_k N(h_k / w_k | 0, Kmat + W_k^-1), computed on a grid with SciPy.
+    u = np.array([[0.0], [0.6], [1.1], [2.0], [2.4], [3.5]])
+    bounds = (0.2, 5.0)
+    kernel = ConstantKernel(1.0, "fixed") * RBF(1.0, bounds)
+    precision = np.array([[2.0, 1.0], [3.0, 0.5], [1.5, 2.0], [2.5, 1.0], [2.0, 0.0],
+                          [3.0, 1.5]])
+    information = np.array([[1.0, -0.5], [1.8, 0.2], [1.2, 0.6], [-0.5, 0.4], [-1.2, 0.0],
+                            [-0.3, -0.8]])
+    state = _StickGP(u, np.zeros((6, 3)), np.zeros(2), kernel, 0.0, "exact", 1, 0, 1)
+    state.omega, state.information = precision, information
+    grid = np.linspace(np.log(bounds[0]), np.log(bounds[1]), 801)
+    log_target = np.zeros_like(grid)
+    for i, theta in enumerate(grid):
+        kmat = kernel.clone_with_theta([theta])(u)
+        for k in range(2):
+            keep = precision[:, k] > 0
+            w = precision[keep, k]
+            log_target[i] += stats.multivariate_normal(
+                np.zeros(keep.sum()), kmat[np.ix_(keep, keep)] + np.diag(1 / w)).logpdf(
+                information[keep, k] / w)
+    p = np.exp(log_target - log_target.max())
+    p /= p.sum()
+    mean = p @ grid
+    sd = np.sqrt(p @ (grid - mean) ** 2)
+    gen = np.random.default_rng(0)
+    trace = np.empty(20000)
+    for i in range(trace.size):
+        state.metropolis(np.log(0.5), gen)
+        trace[i] = state.theta[0]
+    assert abs(trace.mean() - mean) < 4.5 * _batch_se(trace), (trace.mean(), mean)
+    assert abs(trace.std() / sd - 1) < 0.1, (trace.std(), sd)
