@@ -943,3 +943,28 @@ def test_set_params_after_fit_leaves_the_fitted_model_unchanged(fitted, dynamic_
     np.testing.assert_array_equal(model.transform(X[:6], times[:6]), expected["transform"])
     model.set_params(n_infer_iter=3)
     assert model.transform(X[:6], times[:6]).shape == expected["transform"].shape
+
+
+def test_auto_chain_variance_is_drawn_given_the_random_walk_steps(monkeypatch,
+                                                                  dynamic_corpus):
+    # sigma^2 | psi is InvGamma(a0 + n / 2, b0 + SS / 2) over the n = K (V - 1)
+    # (S - 1) steps of the random walks (the first slice is no step: its
+    # logits have the Dirichlet-matched prior) and their squares SS. The
+    # fit must hand those to the conditional (the draw itself is checked
+    # in test_chain_variance_draw_is_the_inverse_gamma_conditional).
+    from sklearn_pgtm import _dtm
+
+    X, times, _, _ = dynamic_corpus
+    n_slices, n_topics = np.unique(times).size, 2
+    seen_psi, calls = [], []
+    original_steps, original_draw = _dtm.sum_squared_steps, _dtm._draw_chain_variance
+    monkeypatch.setattr(_dtm, "sum_squared_steps",
+                        lambda psi: seen_psi.append(psi.copy()) or original_steps(psi))
+    monkeypatch.setattr(_dtm, "_draw_chain_variance", lambda ss, n, prior, gen: calls.append(
+        (ss, n)) or original_draw(ss, n, prior, gen))
+    DynamicTopicModel(n_topics, chain_variance="auto", max_iter=3, warm_start_iter=2,
+                      random_state=0).fit(X, times)
+    assert len(calls) == len(seen_psi) == 3
+    for psi, (ss, n) in zip(seen_psi, calls):
+        assert n == n_topics * (X.shape[1] - 1) * (n_slices - 1)
+        assert np.isclose(ss, np.sum(np.diff(psi, axis=2) ** 2))
