@@ -541,18 +541,24 @@ class CorrelatedTopicModel(GibbsTopicModel):
         bounds = balanced_cuts(np.arange(n_docs + 1), effective_n_jobs(self.n_jobs, n_docs))
         map_ranges(lambda lo, hi: to_proportions(gauss[lo:hi], out[lo:hi]), bounds)
 
-    def _update_gaussian(self, doc_topic, doc_ptr, gauss, mu, sigma, states):
-        """Per-document PG-augmented update of the Gaussian vectors, in place,
-        in blocks of documents on ``n_jobs`` threads."""
-        if doc_topic.shape[1] == 1:
-            return  # one topic: nothing to correlate, theta = 1
+    def _precision(self, sigma):
+        """The symmetrized inverse of the covariance ``sigma``."""
         precision = np.linalg.inv(sigma)
         if not np.all(np.isfinite(precision)):
             # A covariance of subnormal entries (the draw's scale is the
             # prior's a when the documents leave a direction unconstrained):
             # its inverse overflows and every Gaussian vector becomes NaN.
             raise self._covariance_failure(sigma.shape[0])
-        precision = 0.5 * (precision + precision.T)
+        return 0.5 * (precision + precision.T)
+
+    def _update_gaussian(self, doc_topic, doc_ptr, gauss, mu, sigma, states, precision=None):
+        """Per-document PG-augmented update of the Gaussian vectors, in place,
+        in blocks of documents on ``n_jobs`` threads (``precision``: that of
+        ``sigma``, when the caller has it)."""
+        if doc_topic.shape[1] == 1:
+            return  # one topic: nothing to correlate, theta = 1
+        if precision is None:
+            precision = self._precision(sigma)
         pg_method, pg_terms = self._fitted_param("pg_method"), self._fitted_param("pg_terms")
         method = PG_METHODS[pg_method]
         lengths = np.diff(doc_ptr)
@@ -765,9 +771,12 @@ class CorrelatedTopicModel(GibbsTopicModel):
         n_average = max(n_iter // 2, 1)
         mean = np.zeros((n_docs, n_topics))
         draws = np.empty((n_samples, n_docs, n_topics)) if n_samples else None
+        # The covariance is fixed: its inverse once, not at every sweep (an
+        # O(K^3) step that was most of a small batch's time at large K).
+        precision = self._precision(self.covariance_) if n_topics > 1 else None
         for it in range(n_iter + n_samples):
             self._update_gaussian(tokens.doc_topic, doc_ptr, gauss, self.mean_,
-                                  self.covariance_, states)
+                                  self.covariance_, states, precision)
             self._proportions(gauss, weights)
             infer_topics(tokens, phi, states, self.n_jobs, weights=weights)
             if n_iter - n_average <= it < n_iter:
