@@ -31,6 +31,7 @@ from ._base import (
     check_nonempty_corpus,
     is_integer_at_least,
     keep_state_on_failure,
+    present_words,
     to_tokens,
     warn_if_trending,
 )
@@ -906,8 +907,11 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         """Validated tokens of X in stick order with documents grouped by slice.
 
         Returns ``doc_ptr, word_ids, slice_ptr, doc_order`` (``doc_order[i]`` is
-        the row of X of the i-th grouped document) and the topics ``phi`` (S,
-        V, K) in stick order, normalized from ``components_``.
+        the row of X of the i-th grouped document), the topics ``phi`` (S, U,
+        K) of the U words present in X, normalized from ``components_``, and
+        ``rows``, the row of ``phi[s]`` of each token's word (the whole
+        (S, V, K) topics, normalized and transposed at every call, were three
+        temporary copies of ``components_``).
         """
         check_is_fitted(self)
         check_call_settings(self, ("n_infer_iter", "n_jobs"))
@@ -917,13 +921,17 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         doc_ptr, word_ids = to_tokens(X[doc_order][:, self.stick_order_].sorted_indices())
         n_slices = self.time_slices_.shape[0]
         slice_ptr = np.searchsorted(slice_index[doc_order], np.arange(n_slices + 1))
-        phi = self.components_[:, :, self.stick_order_]
-        phi = phi / phi.sum(axis=2, keepdims=True)
-        phi = np.ascontiguousarray(phi.transpose(0, 2, 1))
-        return doc_ptr, word_ids, slice_ptr.astype(np.int64), doc_order, phi
+        words, rows = present_words(word_ids, self.stick_order_.shape[0])
+        phi = np.empty((n_slices, words.shape[0], self.components_.shape[1]))
+        for s in range(n_slices):
+            # The totals over the stick-ordered row, as the whole matrix gave them.
+            totals = self.components_[s][:, self.stick_order_].sum(axis=1, keepdims=True)
+            phi[s] = (self.components_[s][:, self.stick_order_[words]] / totals).T
+        return doc_ptr, word_ids, rows, slice_ptr.astype(np.int64), doc_order, phi
 
-    def _infer_tokens(self, doc_ptr, word_ids, slice_ptr, phi, seed):
-        """Posterior mean topic proportions of grouped documents, topics fixed.
+    def _infer_tokens(self, doc_ptr, word_ids, rows, slice_ptr, phi, seed):
+        """Posterior mean topic proportions of grouped documents, topics fixed
+        (``phi[s, rows[i]]`` the topics of token ``i``'s word).
 
         Each document's stream is derived from ``seed`` and its own tokens, so
         its result does not depend on the other documents of the batch.
@@ -931,6 +939,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         n_docs, n_topics = doc_ptr.shape[0] - 1, phi.shape[2]
         alpha = np.full(n_topics, self.doc_topic_prior_)
         states = document_streams(seed, doc_ptr, word_ids)
+        word_ids = rows  # the sweeps index the rows of phi
         topics = np.zeros(word_ids.shape[0], dtype=np.int32)
         for s in range(slice_ptr.shape[0] - 1):
             # Start from each word's most likely topic in the slice.
@@ -952,9 +961,9 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         return (doc_topic_sum / n_average + alpha) / (lengths + alpha.sum())[:, None]
 
     def _infer(self, X, times, whom):
-        doc_ptr, word_ids, slice_ptr, doc_order, phi = self._prepare(X, times, whom)
+        doc_ptr, word_ids, rows, slice_ptr, doc_order, phi = self._prepare(X, times, whom)
         theta = np.empty((doc_order.shape[0], phi.shape[2]))
-        theta[doc_order] = self._infer_tokens(doc_ptr, word_ids, slice_ptr, phi,
+        theta[doc_order] = self._infer_tokens(doc_ptr, word_ids, rows, slice_ptr, phi,
                                               self._infer_seed)
         return theta
 
@@ -966,7 +975,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         document depends only on its own tokens and the fitted model's seed,
         so repeated calls agree.
         """
-        doc_ptr, word_ids, slice_ptr, _, phi = self._prepare(X, times, whom)
+        doc_ptr, word_ids, rows, slice_ptr, _, phi = self._prepare(X, times, whom)
         n_docs = doc_ptr.shape[0] - 1
         observed = np.empty(word_ids.shape[0], dtype=np.uint8)
         split_tokens_in_half(doc_ptr, document_streams(self._split_seed, doc_ptr, word_ids),
@@ -977,14 +986,16 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             mask = observed == keep
             part_ptr = np.zeros(n_docs + 1, dtype=np.int64)
             np.cumsum(np.bincount(doc_ids[mask], minlength=n_docs), out=part_ptr[1:])
-            parts.append((part_ptr, np.ascontiguousarray(word_ids[mask])))
-        (obs_ptr, obs_words), (held_ptr, held_words) = parts
-        theta = self._infer_tokens(obs_ptr, obs_words, slice_ptr, phi, self._infer_seed)
+            parts.append((part_ptr, np.ascontiguousarray(word_ids[mask]),
+                          np.ascontiguousarray(rows[mask])))
+        (obs_ptr, obs_words, obs_rows), (held_ptr, held_words, held_rows) = parts
+        theta = self._infer_tokens(obs_ptr, obs_words, obs_rows, slice_ptr, phi,
+                                   self._infer_seed)
         total = 0.0
         for s in range(slice_ptr.shape[0] - 1):
             a, b = int(slice_ptr[s]), int(slice_ptr[s + 1])
             if a < b:
-                total += log_predictive(held_ptr[a:b + 1], held_words, theta[a:b], phi[s])
+                total += log_predictive(held_ptr[a:b + 1], held_rows, theta[a:b], phi[s])
         return total, int(held_words.shape[0])
 
     def transform(self, X, times=None):
