@@ -421,14 +421,16 @@ class GibbsRun:
         """The run's topic chains."""
         return [self.chain]
 
-    def components(self, topic_word_prior):
+    def components(self, topic_word_prior, out=None):
         """``components_``: the topic-word counts averaged over the kept sweeps
         (the last sweep's counts if none was kept) plus ``topic_word_prior``
         (a float or an (n_topics, n_words) array), as a new C-ordered
-        (n_topics, n_words) float64 array."""
+        (n_topics, n_words) float64 array, or written into ``out`` (a
+        C-contiguous array of that shape, e.g. rows of a larger one)."""
         counts, n = ((self.chain.word_topic, 1) if self.n_kept == 0
                      else (self.word_topic_sum, self.n_kept))
-        out = np.empty(counts.shape[::-1])
+        if out is None:
+            out = np.empty(counts.shape[::-1])
         transposed_mean(counts, n, out)
         out += topic_word_prior
         return out

@@ -952,3 +952,31 @@ def test_binary_inference_uses_n_jobs_threads_on_the_documents(monkeypatch):
     threaded = clf.set_params(n_jobs=2).transform(X)
     assert seen == [2]
     np.testing.assert_array_equal(threaded, serial)
+
+
+@pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
+def test_components_are_written_in_place_not_stacked(multi_class, monkeypatch):
+    # components_ was a stack of one copy per model (held twice at the end
+    # of fit: 480 MB more at K = 100, V = 200,000, three classes). Each
+    # model's averaged counts are written straight into its rows of
+    # components_, to the same values as the kept counts give.
+    import sklearn_pgtm._base as base
+
+    outs = []
+    mean = base.transposed_mean
+    monkeypatch.setattr(base, "transposed_mean",
+                        lambda counts, n, out: outs.append(out) or mean(counts, n, out))
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix(rng.poisson(0.4, size=(30, 25)))
+    y = np.arange(30) % 3
+    model = GibbsSLDAClassifier(3, multi_class=multi_class, max_iter=4, burn_in=2,
+                                n_infer_iter=2, random_state=0).fit(X, y)
+    n_models = 3 if multi_class == "ovr" else 1
+    assert model.components_.shape == (3 * n_models, 25)
+    assert len(outs) == n_models
+    assert all(np.shares_memory(out, model.components_) for out in outs)
+    # Pseudo-counts of each model: its prior plus averaged counts of every token.
+    betas = np.broadcast_to(model.topic_word_prior_, (n_models,))
+    for m in range(n_models):
+        np.testing.assert_allclose(model.components_[3 * m:3 * (m + 1)].sum(),
+                                   X.sum() + 3 * 25 * betas[m])
