@@ -3,17 +3,24 @@ together in a reference corpus, and the confirmation measures built on those
 counts (the public entry point is :func:`sklearn_pgtm.metrics.topic_coherence`).
 
 Counting is done once for the union of the topics' top words (at most
-``n_topics * top_n`` words), so the cost does not depend on the vocabulary:
+``n_topics * top_n`` words), and only for the pairs of words that share a
+topic (at most ``n_topics * top_n * (top_n - 1) / 2``; no matrix over all
+pairs of the R distinct top words, which at 1,000 topics of 10 words would
+hold ~60 million entries), so the cost depends neither on the vocabulary nor
+on R ** 2:
 
-- whole documents: one sparse product ``B.T @ B`` of the binarized
-  document-word columns of those words;
+- whole documents: per pair, one compiled scan of the documents of its rarer
+  word against the marked documents of the other (columns of the binarized
+  document-word matrix of those words);
 - sliding windows: one compiled pass over the token sequences that tracks,
   for every top word, the run of consecutive windows that contain it, and adds
-  the overlap of two runs when the first of them ends. Each pair count is
-  updated once per run instead of once per window, so the pass costs
-  O(tokens + runs x words present), not O(windows x words present ^ 2).
+  the overlap of two runs, for each needed pair, when the first of them ends.
+  Each pair count is updated once per run instead of once per window, so the
+  pass costs O(tokens + runs x words present), not O(windows x words
+  present ^ 2).
 
-The measures use gensim's smoothing constant ``EPSILON`` and its conventions
+The counts are then laid out per topic, (n_topics, top_n, top_n), for the
+measures. They use gensim's smoothing constant ``EPSILON`` and its conventions
 (documented in :func:`sklearn_pgtm.metrics.topic_coherence`), so that
 numbers can be compared with ``gensim.models.CoherenceModel``.
 """
@@ -97,25 +104,146 @@ def top_word_ids(components, top_n):
 
 
 # -- counting ----------------------------------------------------------------
-def document_cooccurrence(X, word_ids):
-    """Document frequencies of ``word_ids`` and of their pairs in CSR counts ``X``.
+def topic_pairs(local):
+    """The distinct pairs of words that share a topic.
 
-    Returns ``(occurrences, cooccurrences, n_documents)``: how many documents
-    contain each word (R,), each pair (R, R; the diagonal equals
-    ``occurrences``), and the number of documents (every row counts, empty
-    ones included).
+    ``local`` (n_topics, top_n) holds each topic's words as indices into the
+    counted words (distinct within a row). Returns ``(first, second,
+    pair_of)``: the pairs as ``first < second`` (P,), sorted, and
+    ``pair_of`` (n_topics, top_n, top_n), the index of the pair of words
+    ``i`` and ``j`` of topic ``k`` (-1 on the diagonal). Only these pairs are
+    counted: at most ``n_topics * top_n * (top_n - 1) / 2`` of them, however
+    many distinct words the topics have.
     """
-    present = X[:, word_ids]
-    present = sp.csc_matrix((present > 0).astype(np.float64))
-    cooccurrences = np.rint((present.T @ present).toarray()).astype(np.int64)
-    return np.diag(cooccurrences).copy(), cooccurrences, X.shape[0]
+    n_topics, n_top = local.shape
+    rows, cols = np.triu_indices(n_top, k=1)
+    a, b = local[:, rows], local[:, cols]
+    n_words = int(local.max(initial=0)) + 1
+    keys = (np.minimum(a, b) * n_words + np.maximum(a, b)).ravel()
+    keys, inverse = np.unique(keys, return_inverse=True)
+    inverse = inverse.reshape(n_topics, rows.shape[0])
+    pair_of = np.full((n_topics, n_top, n_top), -1, dtype=np.int64)
+    pair_of[:, rows, cols] = inverse
+    pair_of[:, cols, rows] = inverse
+    return keys // n_words, keys % n_words, pair_of
+
+
+def topic_blocks(local, occurrences, pair_counts, pair_of):
+    """Counts of each topic's words and of their pairs as (n_topics, top_n,
+    top_n) blocks: entry ``[k, i, j]`` counts words ``i`` and ``j`` of topic
+    ``k`` together, the diagonal each word alone."""
+    blocks = pair_counts[np.maximum(pair_of, 0)]
+    diagonal = np.arange(local.shape[1])
+    blocks[:, diagonal, diagonal] = occurrences[local]
+    return blocks
 
 
 @njit(cache=CACHE, nogil=True)
-def count_window_cooccurrences(text_ptr, tokens, window_size, lo, hi, occurrences,
-                               cooccurrences):
-    """Add the window counts of texts ``lo:hi`` to ``occurrences`` and
-    ``cooccurrences``; return the number of windows.
+def count_document_pairs(indptr, indices, n_documents, owner, other, counts):
+    """``counts[p]`` = number of documents that contain both ``owner[p]`` and
+    ``other[p]``; ``indices[indptr[w]:indptr[w + 1]]`` are the (distinct)
+    documents that contain word ``w``, and equal owners are contiguous.
+
+    The documents of each owner are marked once; each of its pairs then
+    costs the document count of the other word (the rarer one, see
+    :func:`document_cooccurrence`).
+    """
+    marked = np.zeros(n_documents, dtype=np.bool_)
+    n_pairs = owner.shape[0]
+    p = 0
+    while p < n_pairs:
+        a = owner[p]
+        for q in range(indptr[a], indptr[a + 1]):
+            marked[indices[q]] = True
+        while p < n_pairs and owner[p] == a:
+            b = other[p]
+            count = 0
+            for q in range(indptr[b], indptr[b + 1]):
+                if marked[indices[q]]:
+                    count += 1
+            counts[p] = count
+            p += 1
+        for q in range(indptr[a], indptr[a + 1]):
+            marked[indices[q]] = False
+
+
+def document_cooccurrence(X, word_ids, first, second):
+    """Document frequencies of ``word_ids`` and of the pairs ``(first, second)``
+    (indices into ``word_ids``) in CSR counts ``X``.
+
+    Returns ``(occurrences, pair_counts, n_documents)``: how many documents
+    contain each word (R,), each pair (P,), and the number of documents
+    (every row counts, empty ones included).
+    """
+    present = X[:, word_ids]
+    present = sp.csc_matrix(present > 0)
+    present.eliminate_zeros()
+    present.sum_duplicates()
+    indptr = present.indptr.astype(np.int64)
+    indices = present.indices.astype(np.int64)
+    occurrences = np.diff(indptr)
+    # Each pair scans the documents of its rarer word (ties: the later id),
+    # with those of the other word marked.
+    swap = occurrences[first] < occurrences[second]
+    owner = np.where(swap, second, first)
+    other = np.where(swap, first, second)
+    order = np.argsort(owner, kind="stable")
+    counts = np.zeros(first.shape[0], dtype=np.int64)
+    count_document_pairs(indptr, indices, X.shape[0], owner[order], other[order], counts)
+    pair_counts = np.empty_like(counts)
+    pair_counts[order] = counts
+    return occurrences, pair_counts, X.shape[0]
+
+
+def pair_adjacency(first, second, n_words):
+    """Both directions of the pairs ``(first, second)`` as a CSR adjacency:
+    the partners of word ``w`` are ``partners[ptr[w]:ptr[w + 1]]`` (sorted),
+    and ``pair[q]`` is the index of the pair of ``w`` and ``partners[q]``."""
+    words = np.concatenate([first, second])
+    partners = np.concatenate([second, first])
+    pair = np.concatenate([np.arange(first.shape[0])] * 2).astype(np.int64)
+    order = np.lexsort((partners, words))
+    ptr = np.zeros(n_words + 1, dtype=np.int64)
+    np.cumsum(np.bincount(words, minlength=n_words), out=ptr[1:])
+    return ptr, partners[order].astype(np.int64), pair[order]
+
+
+@njit(cache=CACHE, nogil=True)
+def add_run_overlaps(w, end, candidates, n_candidates, run_start, slot, ptr, partners, pair,
+                     pair_counts):
+    """Add to the pairs of ``w`` with the words of ``candidates[:n_candidates]``
+    (words present with ``slot >= 0``) the overlap of their runs up to window
+    ``end`` (exclusive). Loops over whichever is shorter: ``w``'s partners
+    (keeping those present) or the candidates (looking each up among the
+    partners)."""
+    lo = ptr[w]
+    hi = ptr[w + 1]
+    if hi - lo <= n_candidates:
+        for q in range(lo, hi):
+            b = partners[q]
+            if slot[b] >= 0:
+                pair_counts[pair[q]] += end - max(run_start[w], run_start[b])
+    elif hi > lo:
+        for i in range(n_candidates):
+            b = candidates[i]
+            left = lo  # binary search for b in partners[lo:hi]
+            right = hi
+            while left < right:
+                middle = (left + right) >> 1
+                if partners[middle] < b:
+                    left = middle + 1
+                else:
+                    right = middle
+            if left < hi and partners[left] == b:
+                pair_counts[pair[left]] += end - max(run_start[w], run_start[b])
+
+
+@njit(cache=CACHE, nogil=True)
+def count_window_cooccurrences(text_ptr, tokens, window_size, lo, hi, ptr, partners, pair,
+                               occurrences, pair_counts):
+    """Add the window counts of texts ``lo:hi`` to ``occurrences`` and to the
+    ``pair_counts`` of the pairs in the adjacency ``(ptr, partners, pair)``
+    of :func:`pair_adjacency`; return the number of windows.
 
     ``tokens[text_ptr[t]:text_ptr[t + 1]]`` is text ``t`` as indices of the
     counted words (``-1``: any other token, which still takes a place in the
@@ -157,11 +285,8 @@ def count_window_cooccurrences(text_ptr, tokens, window_size, lo, hi, occurrence
                     slot[last] = slot[w]
                     slot[w] = -1
                     n_present -= 1
-                    for i in range(n_present):
-                        b = present[i]
-                        overlap = s - max(run_start[w], run_start[b])
-                        cooccurrences[w, b] += overlap
-                        cooccurrences[b, w] += overlap
+                    add_run_overlaps(w, s, present, n_present, run_start, slot, ptr,
+                                     partners, pair, pair_counts)
             w = tokens[start + s + window_size - 1]
             if w >= 0:
                 in_window[w] += 1
@@ -170,17 +295,16 @@ def count_window_cooccurrences(text_ptr, tokens, window_size, lo, hi, occurrence
                     slot[w] = n_present
                     present[n_present] = w
                     n_present += 1
-        # Runs still open at the end of the text end with its last window.
+        # Runs still open at the end of the text end with its last window;
+        # each pair is added once, when its first word (in ``present``) is
+        # closed, its second still having slot >= 0.
         for i in range(n_present):
             a = present[i]
             occurrences[a] += n_text_windows - run_start[a]
-            for j in range(i + 1, n_present):
-                b = present[j]
-                overlap = n_text_windows - max(run_start[a], run_start[b])
-                cooccurrences[a, b] += overlap
-                cooccurrences[b, a] += overlap
-            in_window[a] = 0
             slot[a] = -1
+            add_run_overlaps(a, n_text_windows, present[i + 1:], n_present - i - 1,
+                             run_start, slot, ptr, partners, pair, pair_counts)
+            in_window[a] = 0
         n_windows += n_text_windows
     return n_windows
 
@@ -209,10 +333,11 @@ def flatten_texts(texts, n_features):
     return text_ptr, tokens
 
 
-def window_cooccurrence(text_ptr, tokens, word_ids, n_features, window_size):
-    """Window frequencies of ``word_ids`` and of their pairs in token sequences.
+def window_cooccurrence(text_ptr, tokens, word_ids, n_features, window_size, first, second):
+    """Window frequencies of ``word_ids`` and of the pairs ``(first, second)``
+    in token sequences.
 
-    Returns ``(occurrences, cooccurrences, n_windows)`` like
+    Returns ``(occurrences, pair_counts, n_windows)`` like
     :func:`document_cooccurrence`, counting sliding windows of
     ``window_size`` tokens instead of documents.
     """
@@ -220,38 +345,41 @@ def window_cooccurrence(text_ptr, tokens, word_ids, n_features, window_size):
     index[word_ids] = np.arange(word_ids.shape[0])
     local = np.where(tokens >= 0, index[np.maximum(tokens, 0)], -1)
     n_words = word_ids.shape[0]
+    ptr, partners, pair = pair_adjacency(first, second, n_words)
     occurrences = np.zeros(n_words, dtype=np.int64)
-    cooccurrences = np.zeros((n_words, n_words), dtype=np.int64)
+    pair_counts = np.zeros(first.shape[0], dtype=np.int64)
     n_windows = count_window_cooccurrences(
-        text_ptr, local, int(window_size), 0, text_ptr.shape[0] - 1, occurrences,
-        cooccurrences,
+        text_ptr, local, int(window_size), 0, text_ptr.shape[0] - 1, ptr, partners, pair,
+        occurrences, pair_counts,
     )
-    np.fill_diagonal(cooccurrences, occurrences)
-    return occurrences, cooccurrences, n_windows
+    return occurrences, pair_counts, n_windows
 
 
 # -- the measures ------------------------------------------------------------
-def umass(top, occurrences, cooccurrences, n):
+# Each measure takes the per-topic count blocks of :func:`topic_blocks`
+# (n_topics, top_n, top_n) and the number of documents (windows).
+def umass(blocks, n):
     """Mean over i > j of log((D(w_i, w_j) / N + eps) / (D(w_j) / N)) per topic
     (a pair whose conditioning word w_j never occurs counts 0, as in gensim)."""
-    n_top = top.shape[1]
+    n_top = blocks.shape[1]
     later, earlier = np.tril_indices(n_top, k=-1)
     n = float(n)
-    joint = cooccurrences[top[:, later], top[:, earlier]] / n
-    given = occurrences[top[:, earlier]] / n
+    joint = blocks[:, later, earlier] / n
+    given = blocks[:, earlier, earlier] / n
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.log((joint + EPSILON) / given)
     values[given == 0] = 0.0
     return values.mean(axis=1)
 
 
-def npmi_matrix(ids, occurrences, cooccurrences, n):
-    """NPMI of every pair of ``ids`` (diagonal included), with gensim's smoothing:
-    log((P_ij + eps) / (P_i P_j)) / -log(P_ij + eps). Pairs with a word that
-    never occurs get -1, NPMI's value for words never seen together."""
+def npmi_matrix(block, n):
+    """NPMI of every pair of a topic's words (diagonal included) from its
+    count block, with gensim's smoothing: log((P_ij + eps) / (P_i P_j)) /
+    -log(P_ij + eps). Pairs with a word that never occurs get -1, NPMI's
+    value for words never seen together."""
     n = float(n)
-    p_word = occurrences[ids] / n
-    p_joint = cooccurrences[np.ix_(ids, ids)] / n
+    p_word = np.diagonal(block) / n
+    p_joint = block / n
     marginal = np.multiply.outer(p_word, p_word)
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.log((p_joint + EPSILON) / marginal) / -np.log(p_joint + EPSILON)
@@ -259,21 +387,19 @@ def npmi_matrix(ids, occurrences, cooccurrences, n):
     return values
 
 
-def npmi(top, occurrences, cooccurrences, n):
+def npmi(blocks, n):
     """Mean NPMI over the pairs of distinct top words of each topic."""
-    n_top = top.shape[1]
+    n_top = blocks.shape[1]
     off_diagonal = ~np.eye(n_top, dtype=bool)
-    return np.array([
-        npmi_matrix(ids, occurrences, cooccurrences, n)[off_diagonal].mean() for ids in top
-    ])
+    return np.array([npmi_matrix(block, n)[off_diagonal].mean() for block in blocks])
 
 
-def cv(top, occurrences, cooccurrences, n):
+def cv(blocks, n):
     """Röder's C_V: mean cosine between each top word's NPMI vector and the
     sum of the topic's NPMI vectors (a zero vector has cosine 0)."""
-    scores = np.empty(top.shape[0])
-    for k, ids in enumerate(top):
-        vectors = npmi_matrix(ids, occurrences, cooccurrences, n)
+    scores = np.empty(blocks.shape[0])
+    for k, block in enumerate(blocks):
+        vectors = npmi_matrix(block, n)
         topic_vector = vectors.sum(axis=0)
         norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(topic_vector)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -296,14 +422,15 @@ def score_topics(measure, top, n_features, X=None, texts=None, window_size=None)
     """
     word_ids, local = np.unique(top, return_inverse=True)
     local = local.reshape(top.shape)
+    first, second, pair_of = topic_pairs(local)
     if texts is not None and (measure != "umass" or X is None):
         text_ptr, tokens = texts
         if measure == "umass":  # the texts are the documents
             window_size = max(int(np.diff(text_ptr).max(initial=0)), 1)
-        counts = window_cooccurrence(text_ptr, tokens, word_ids, n_features, window_size)
+        occurrences, pair_counts, n = window_cooccurrence(
+            text_ptr, tokens, word_ids, n_features, window_size, first, second)
     else:
-        counts = document_cooccurrence(X, word_ids)
-    occurrences = counts[0]
+        occurrences, pair_counts, n = document_cooccurrence(X, word_ids, first, second)
     missing = np.flatnonzero(occurrences == 0)
     if missing.size:
         shown = word_ids[missing][:10].tolist()
@@ -313,4 +440,5 @@ def score_topics(measure, top, n_features, X=None, texts=None, window_size=None)
             "measure's conventional value (see the Notes of topic_coherence).",
             UserWarning,
         )
-    return MEASURE_FUNCTIONS[measure](local, *counts)
+    blocks = topic_blocks(local, occurrences, pair_counts, pair_of)
+    return MEASURE_FUNCTIONS[measure](blocks, n)

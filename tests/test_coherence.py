@@ -1,6 +1,8 @@
 """topic_coherence against references written from the definitions, and gensim."""
 
 import itertools
+import tracemalloc
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +12,9 @@ from sklearn.decomposition import LatentDirichletAllocation
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import Pipeline
 
-from sklearn_pgtm._coherence import count_window_cooccurrences
+from sklearn_pgtm._coherence import (count_window_cooccurrences, document_cooccurrence,
+                                     flatten_texts, pair_adjacency, score_topics,
+                                     topic_pairs, window_cooccurrence)
 from sklearn_pgtm.metrics import topic_coherence
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "20newsgroups"
@@ -90,6 +94,13 @@ def test_window_coherence_matches_reference(measure, width):
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
 
 
+def all_pairs(n_words):
+    """Every pair of distinct words, as the adjacency the window kernel takes."""
+    first, second = np.triu_indices(n_words, k=1)
+    first, second = first.astype(np.int64), second.astype(np.int64)
+    return first, second, pair_adjacency(first, second, n_words)
+
+
 def test_window_counts_match_brute_force():
     # The run-overlap counting against every window listed explicitly, with
     # out-of-vocabulary tokens (-1) taking places in the windows.
@@ -98,17 +109,18 @@ def test_window_counts_match_brute_force():
     texts = [rng.randint(-1, n_words, size=rng.randint(0, 30)) for _ in range(40)]
     text_ptr = np.concatenate([[0], np.cumsum([len(t) for t in texts])]).astype(np.int64)
     tokens = np.concatenate(texts).astype(np.int64)
+    first, second, adjacency = all_pairs(n_words)
     for width in (1, 2, 5, 13, 40):
         occ = np.zeros(n_words, dtype=np.int64)
-        co = np.zeros((n_words, n_words), dtype=np.int64)
-        n_windows = count_window_cooccurrences(text_ptr, tokens, width, 0, len(texts), occ, co)
+        co = np.zeros(first.shape[0], dtype=np.int64)
+        n_windows = count_window_cooccurrences(text_ptr, tokens, width, 0, len(texts),
+                                               *adjacency, occ, co)
         windows = [w - {-1} for t in texts for w in windows_of(list(t), width)]
         assert n_windows == len(windows)
         for a in range(n_words):
             assert occ[a] == sum(a in w for w in windows)
-            for b in range(n_words):
-                if a != b:
-                    assert co[a, b] == sum(a in w and b in w for w in windows)
+        for p, (a, b) in enumerate(zip(first, second)):
+            assert co[p] == sum(a in w and b in w for w in windows)
 
 
 def test_window_counts_split_over_text_ranges_add_up():
@@ -117,15 +129,92 @@ def test_window_counts_split_over_text_ranges_add_up():
     text_ptr = np.concatenate([[0], np.cumsum([len(t) for t in texts])]).astype(np.int64)
     tokens = np.concatenate([np.asarray(t, dtype=np.int64) for t in texts])
     n = 25
-    occ, co = np.zeros(n, np.int64), np.zeros((n, n), np.int64)
-    total = count_window_cooccurrences(text_ptr, tokens, 4, 0, len(texts), occ, co)
-    occ2, co2 = np.zeros(n, np.int64), np.zeros((n, n), np.int64)
+    first, _, adjacency = all_pairs(n)
+    n_pairs = first.shape[0]
+    occ, co = np.zeros(n, np.int64), np.zeros(n_pairs, np.int64)
+    total = count_window_cooccurrences(text_ptr, tokens, 4, 0, len(texts), *adjacency, occ, co)
+    occ2, co2 = np.zeros(n, np.int64), np.zeros(n_pairs, np.int64)
     half = len(texts) // 2
-    parts = (count_window_cooccurrences(text_ptr, tokens, 4, 0, half, occ2, co2)
-             + count_window_cooccurrences(text_ptr, tokens, 4, half, len(texts), occ2, co2))
+    parts = (count_window_cooccurrences(text_ptr, tokens, 4, 0, half, *adjacency, occ2, co2)
+             + count_window_cooccurrences(text_ptr, tokens, 4, half, len(texts), *adjacency,
+                                          occ2, co2))
     assert parts == total
     np.testing.assert_array_equal(occ, occ2)
     np.testing.assert_array_equal(co, co2)
+
+
+@pytest.mark.parametrize("many_topics", [False, True])
+def test_pair_counts_match_dense_reference(many_topics):
+    # Only the pairs of words sharing a topic are counted, one count per
+    # distinct pair; each equals the entry of the dense word-by-word count
+    # matrix computed with NumPy (documents: B.T @ B of the binarized
+    # columns; windows: every window listed). Two topics of the most frequent
+    # words leave most pairs uncounted, and the window kernel loops over a
+    # word's few partners; 40 topics over 30 words make words share several
+    # topics, and the kernel loops over the words in the window instead.
+    texts, X = random_corpus(8, n_words=30)
+    if many_topics:
+        rng = np.random.RandomState(9)
+        top = np.array([rng.permutation(30)[:6] for _ in range(40)])
+    else:
+        top = np.argsort(-X.sum(axis=0), kind="stable")[:6].reshape(2, 3)
+    n_topics, top_n = top.shape
+    word_ids, local = np.unique(top, return_inverse=True)
+    local = local.reshape(top.shape)
+    first, second, pair_of = topic_pairs(local)
+    needed = {tuple(sorted(p)) for row in local for p in itertools.combinations(row, 2)}
+    assert list(zip(first, second)) == sorted(needed)
+    for k in range(n_topics):
+        for i, j in itertools.permutations(range(top_n), 2):
+            p = pair_of[k, i, j]
+            assert {first[p], second[p]} == {local[k, i], local[k, j]}
+
+    B = (X[:, word_ids] > 0).astype(np.int64)
+    dense = B.T @ B
+    occ, pair_counts, n = document_cooccurrence(sp.csr_matrix(X), word_ids, first, second)
+    assert pair_counts.shape == (len(needed),) and n == X.shape[0]
+    np.testing.assert_array_equal(occ, np.diag(dense))
+    np.testing.assert_array_equal(pair_counts, dense[first, second])
+
+    text_ptr, tokens = flatten_texts(texts, X.shape[1])
+    for width in (3, 12):
+        windows = [w for t in texts for w in windows_of(t, width)]
+        W = np.array([[word in w for word in word_ids] for w in windows], dtype=np.int64)
+        dense = W.T @ W
+        occ, pair_counts, n = window_cooccurrence(text_ptr, tokens, word_ids, X.shape[1],
+                                                  width, first, second)
+        assert pair_counts.shape == (len(needed),) and n == len(windows)
+        np.testing.assert_array_equal(occ, np.diag(dense))
+        np.testing.assert_array_equal(pair_counts, dense[first, second])
+
+
+@pytest.mark.parametrize("windows", [False, True])
+def test_memory_does_not_grow_with_distinct_words_squared(windows):
+    # 300 topics with disjoint top words: R = 3,000 distinct words, but only
+    # 300 * 45 pairs are needed. A dense R x R count matrix would take 72 MB
+    # (int64); the per-pair counts take well under 1 MB. The bound, R * R
+    # bytes (9 MB), fails for any R x R array of 8-byte entries.
+    n_topics, top_n, n_docs, length = 300, 10, 200, 40
+    n_words = n_topics * top_n
+    top = np.arange(n_words).reshape(n_topics, top_n)
+    rng = np.random.RandomState(10)
+    texts = [rng.randint(-1, n_words, size=length) for _ in range(n_docs)]
+    X = np.zeros((n_docs, n_words))
+    for d, text in enumerate(texts):
+        np.add.at(X[d], text[text >= 0], 1)
+    X = sp.csr_matrix(X)
+    flat = flatten_texts(texts, n_words) if windows else None
+    score_topics("npmi", top[:2, :3], n_words, X=X, texts=flat, window_size=5)  # compile
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # words that never occur
+            got = score_topics("npmi", top, n_words, X=X, texts=flat, window_size=5)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got.shape == (n_topics,) and np.all(np.isfinite(got))
+    assert peak < n_words * n_words, peak
 
 
 def test_whole_text_window_equals_document_counts():
