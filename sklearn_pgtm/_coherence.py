@@ -97,10 +97,29 @@ def topic_word_matrix(obj):
     return components
 
 
-def top_word_ids(components, top_n):
-    """Ids of each topic's ``top_n`` heaviest words, heaviest first (ties: lower id first)."""
-    order = np.argsort(-components, axis=1, kind="stable")
-    return order[:, :top_n].astype(np.int64)
+def top_word_ids(components, top_n, chunk_size=2 ** 17):
+    """Ids of each topic's ``top_n`` heaviest words, heaviest first (ties: lower id first).
+
+    The same ids as ``np.argsort(-components, axis=1, kind="stable")[:,
+    :top_n]`` without sorting (or copying) all of ``components``: topics are
+    taken a few at a time (about ``chunk_size`` entries), a partition finds
+    each topic's ``top_n``-th largest weight, and only the words at least as
+    heavy are sorted, by weight and then id.
+    """
+    n_topics, n_features = components.shape
+    top_n = min(int(top_n), n_features)
+    top = np.empty((n_topics, top_n), dtype=np.int64)
+    if top_n == 0:
+        return top
+    rows_per_chunk = max(1, chunk_size // n_features)
+    for lo in range(0, n_topics, rows_per_chunk):
+        block = components[lo:lo + rows_per_chunk]
+        threshold = np.partition(block, n_features - top_n, axis=1)[:, n_features - top_n]
+        rows, cols = np.nonzero(block >= threshold[:, None])  # row-major: ids ascending
+        order = np.lexsort((cols, -block[rows, cols], rows))
+        starts = np.searchsorted(rows, np.arange(block.shape[0]))
+        top[lo:lo + block.shape[0]] = cols[order[starts[:, None] + np.arange(top_n)]]
+    return top
 
 
 # -- counting ----------------------------------------------------------------

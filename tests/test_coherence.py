@@ -14,7 +14,7 @@ from sklearn.pipeline import Pipeline
 
 from sklearn_pgtm._coherence import (count_window_cooccurrences, document_cooccurrence,
                                      flatten_texts, pair_adjacency, score_topics,
-                                     topic_pairs, window_cooccurrence)
+                                     top_word_ids, topic_pairs, window_cooccurrence)
 from sklearn_pgtm.metrics import topic_coherence
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "20newsgroups"
@@ -215,6 +215,40 @@ def test_memory_does_not_grow_with_distinct_words_squared(windows):
         tracemalloc.stop()
     assert got.shape == (n_topics,) and np.all(np.isfinite(got))
     assert peak < n_words * n_words, peak
+
+
+def test_top_word_ids_match_stable_argsort():
+    # Heaviest first, ties by lower id: the ids of a stable argsort, also with
+    # many ties (small integers, mostly zeros, signed zeros), top_n up to and
+    # beyond the number of features, and topics taken one or a few at a time.
+    rng = np.random.RandomState(11)
+    for n_topics, n_features in [(1, 2), (4, 7), (30, 60), (3, 2000)]:
+        shape = (n_topics, n_features)
+        signed = rng.gamma(0.3, size=shape)
+        signed[signed < 0.2] = -0.0
+        for components in (rng.gamma(0.3, size=shape), rng.randint(0, 3, size=shape) * 1.0,
+                           rng.gamma(0.3, size=shape) * (rng.rand(*shape) < 0.05),
+                           np.zeros(shape), signed):
+            for top_n in (1, 2, 10, n_features, n_features + 3):
+                expected = np.argsort(-components, axis=1, kind="stable")[:, :top_n]
+                for chunk_size in (1, 50, 2 ** 17):
+                    got = top_word_ids(components, top_n, chunk_size=chunk_size)
+                    assert got.dtype == np.int64
+                    np.testing.assert_array_equal(got, expected)
+
+
+def test_top_word_ids_do_not_sort_all_topics_at_once():
+    # An argsort of all topics allocates an array as large as the topics (plus
+    # a negated copy); taking a few topics at a time stays far below.
+    components = np.random.RandomState(12).gamma(0.3, size=(100, 20000))  # 16 MB
+    tracemalloc.start()
+    try:
+        top = top_word_ids(components, 10)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(top, np.argsort(-components, axis=1, kind="stable")[:, :10])
+    assert peak < components.nbytes / 2, peak
 
 
 def test_whole_text_window_equals_document_counts():
