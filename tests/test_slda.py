@@ -980,3 +980,113 @@ def test_components_are_written_in_place_not_stacked(multi_class, monkeypatch):
     for m in range(n_models):
         np.testing.assert_allclose(model.components_[3 * m:3 * (m + 1)].sum(),
                                    X.sum() + 3 * 25 * betas[m])
+
+
+@pytest.mark.parametrize("multi_class", ["binary", "ovr", "multinomial"])
+def test_predict_proba_is_the_documented_function_of_the_scores(multi_class):
+    # Oracle: the docstring's formulas applied here to decision_function:
+    # logistic of the score (binary), each one-vs-rest logistic normalized
+    # over the classes, the softmax of the class scores (multinomial).
+    from scipy.special import expit, softmax
+
+    X, y = make_three_class()
+    if multi_class == "binary":
+        y = (y == 0).astype(int)
+    clf = GibbsSLDAClassifier(
+        n_components=3, c=4.0, max_iter=8, burn_in=4, n_infer_iter=10, random_state=0,
+        multi_class="multinomial" if multi_class == "multinomial" else "ovr").fit(X, y)
+    scores = clf.decision_function(X[:20])
+    if multi_class == "binary":
+        expected = np.column_stack([expit(-scores), expit(scores)])
+    elif multi_class == "ovr":
+        expected = expit(scores) / expit(scores).sum(axis=1, keepdims=True)
+    else:
+        expected = softmax(scores, axis=1)
+    np.testing.assert_allclose(clf.predict_proba(X[:20]), expected, rtol=1e-10)
+    np.testing.assert_allclose(clf.predict_log_proba(X[:20]), np.log(expected), rtol=1e-10)
+
+
+def test_refit_weights_average_exactly_the_draws_after_their_burn_in():
+    draws = [np.full(2, float(i)) for i in range(_slda.WEIGHT_BURN_IN + 5)]
+    np.testing.assert_array_equal(_slda._mean_after_burn_in(iter(draws)),
+                                  np.mean(draws[_slda.WEIGHT_BURN_IN:], axis=0))
+
+
+def test_last_prediction_scores_the_topic_of_the_last_inference_sweep():
+    # prediction="last" with inferred topics scores the frequencies of the
+    # last inference sweep: a one-token document's frequencies are then one
+    # topic's indicator, and its score one of the weights exactly (an
+    # average over sweeps would mix them).
+    X, y = make_supervised_corpus(n_docs=40, n_words=12)
+    clf = GibbsSLDAClassifier(n_components=4, c=2.0, max_iter=8, burn_in=4, n_infer_iter=10,
+                              prediction="last", prediction_topics="inferred",
+                              random_state=0).fit(X, y)
+    scores = clf.decision_function(np.eye(12, dtype=int))
+    np.testing.assert_array_equal(clf.coef_, clf.last_coef_)
+    assert np.all(np.isin(scores, clf.coef_[0]))
+
+
+def test_training_log_likelihood_is_the_collapsed_joint_plus_the_response():
+    # Oracle: the last value of the trace written with gammaln from the
+    # chain's final counts (fixed priors), plus c times the log-likelihood of
+    # the labels, log psi(y | omega) = c (y omega - log(1 + e^omega)) for a
+    # binary model, c log softmax(omega)_y for the multinomial one.
+    X, y = make_three_class()
+    X[0] = 0  # an empty document carries no response term
+    alpha, beta, c = 0.5, 0.1, 3.0
+    for multi_class, labels in (("ovr", (y == 0).astype(int)), ("multinomial", y)):
+        clf = GibbsSLDAClassifier(n_components=3, c=c, doc_topic_prior=alpha,
+                                  topic_word_prior=beta, max_iter=5, burn_in=2,
+                                  multi_class=multi_class, warm_start=True,
+                                  random_state=0).fit(X, labels)
+        run = clf._run
+        doc_topic = run.chain.tokens.doc_topic.astype(np.float64)
+        word_topic = run.chain.word_topic.astype(np.float64)
+        n_docs, n_topics = doc_topic.shape
+        n_words = word_topic.shape[0]
+        lengths = doc_topic.sum(axis=1)
+        joint = (np.sum(gammaln(n_topics * alpha) - gammaln(lengths + n_topics * alpha))
+                 + np.sum(gammaln(doc_topic + alpha) - gammaln(alpha))
+                 + np.sum(gammaln(n_words * beta) - gammaln(word_topic.sum(axis=0)
+                                                             + n_words * beta))
+                 + np.sum(gammaln(word_topic + beta) - gammaln(beta)))
+        has = lengths > 0
+        zbar = doc_topic[has] / lengths[has, None]
+        if multi_class == "ovr":
+            omega = zbar @ run.eta
+            response = c * np.sum(labels[has] * omega - np.logaddexp(0.0, omega))
+        else:
+            omega = zbar @ run.eta.T
+            log_soft = omega - logsumexp(omega, axis=1, keepdims=True)
+            response = c * np.sum(log_soft[np.arange(has.sum()), labels[has]])
+        np.testing.assert_allclose(clf.log_likelihood_trace_[-1], joint + response,
+                                   rtol=1e-10)
+
+
+@pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
+def test_weights_are_drawn_given_each_documents_own_topic_frequencies(monkeypatch,
+                                                                      multi_class):
+    # The weights' conditional is given zbar_d = C_d / N_d (MODELS.md 1):
+    # every draw sees rows that sum to 1 (0 for an empty document) and whose
+    # multiples by the document's length are its integer topic counts, on a
+    # corpus of documents of different lengths.
+    X, y = make_three_class()
+    X[:, 0] *= np.arange(X.shape[0]) % 3  # lengths vary
+    X[5] = 0
+    lengths = X.sum(axis=1)
+    seen = []
+    draw_eta = _slda.draw_eta
+
+    def spy(zbar, *args):
+        seen.append(zbar.copy())
+        return draw_eta(zbar, *args)
+
+    monkeypatch.setattr(_slda, "draw_eta", spy)
+    labels = (y == 0).astype(int) if multi_class == "ovr" else y
+    GibbsSLDAClassifier(n_components=3, c=2.0, max_iter=4, burn_in=2, prediction="average",
+                        multi_class=multi_class, random_state=0).fit(X, labels)
+    assert seen
+    for zbar in seen:
+        np.testing.assert_allclose(zbar.sum(axis=1), (lengths > 0).astype(float))
+        counts = zbar * lengths[:, None]
+        np.testing.assert_allclose(counts, np.rint(counts), atol=1e-9)
