@@ -178,3 +178,91 @@ def test_docstring_states_the_default_of_every_parameter():
         assert match, name
         assert match.group(1).strip().strip('"') == str(value), (name, match.group(1), value)
     assert inspect.signature(GibbsLDA).parameters["n_infer_iter"].default == 100
+
+
+@pytest.mark.parametrize("priors", [dict(doc_topic_prior=0.3, topic_word_prior=0.1),
+                                    dict(doc_topic_prior="auto", topic_word_prior="auto")])
+def test_components_average_exactly_the_sweeps_after_the_burn_in(priors):
+    # Oracle: the same chain continued one sweep at a time (warm_start
+    # equals one longer fit), its topic-word counts read after every sweep:
+    # components_ is the prior plus their mean over sweeps burn_in + 1 ..
+    # max_iter, no sweep more or fewer.
+    X, _ = lda_corpus(40, 30, 3, 20, 0.3, 0.1, seed=5)
+    burn_in, max_iter = 4, 9
+    params = dict(n_components=3, burn_in=burn_in, random_state=0, **priors)
+    warm = GibbsLDA(max_iter=1, warm_start=True, **params)
+    counts = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for _ in range(max_iter):
+            warm.fit(X)
+            counts.append(warm._run.chain.word_topic.T.astype(np.float64))
+        full = GibbsLDA(max_iter=max_iter, **params).fit(X)
+    np.testing.assert_allclose(
+        full.components_, warm.topic_word_prior_ + np.mean(counts[burn_in:], axis=0),
+        rtol=1e-12)
+    np.testing.assert_array_equal(full.components_, warm.components_)
+
+
+def _catch_conditionals(monkeypatch):
+    """The (shapes, rates) of every update of the "auto" priors, caught as
+    the chain draws them."""
+    from sklearn_pgtm import _priors
+
+    seen = []
+    conditionals = _priors.DirichletPriors.conditionals
+
+    def spy(self, chain):
+        shapes, rates = conditionals(self, chain)
+        seen.append((shapes.copy(), rates.copy()))
+        return shapes, rates
+
+    monkeypatch.setattr(_priors.DirichletPriors, "conditionals", spy)
+    return seen
+
+
+def _rao_blackwell_argmax(caught):
+    from sklearn_pgtm import _priors
+
+    shapes, rates = (np.array(v) for v in zip(*caught))
+    density = _priors.RaoBlackwellDensity(shapes, rates, _priors.DEFAULT_HYPERPRIOR)
+    h_hat = density.argmax(shapes.mean(axis=0) / rates.mean(axis=0))
+    # A local maximum of the density on a grid around it (not the optimizer's word alone).
+    steps = np.exp(np.linspace(-0.05, 0.05, 11))
+    grid = np.array([[a, b] for a in h_hat[0] * steps for b in h_hat[1] * steps])
+    assert density.log_ratio(h_hat[None])[0] >= density.log_ratio(grid).max() - 1e-9
+    return h_hat
+
+
+def test_auto_priors_are_the_estimate_over_the_second_half_of_the_burn_in(monkeypatch):
+    # Oracle: the Gamma conditionals of every update, caught as the chain
+    # draws them; the fitted priors must be the maximizer of the
+    # Rao-Blackwellized density of those of sweeps burn_in // 2 + 1 ..
+    # burn_in (not of the whole burn-in, not a later draw), and the chain
+    # must run on them after the burn-in.
+    seen = _catch_conditionals(monkeypatch)
+    X, _ = lda_corpus(40, 30, 3, 20, 0.3, 0.1, seed=5)
+    burn_in = 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        lda = GibbsLDA(3, burn_in=burn_in, max_iter=14, random_state=0).fit(X)
+    assert len(seen) == burn_in  # one update per burn-in sweep, none after
+    h_hat = _rao_blackwell_argmax(seen[burn_in // 2:])
+    np.testing.assert_allclose([lda.doc_topic_prior_, lda.topic_word_prior_], h_hat,
+                               rtol=1e-5)
+    # After the burn-in the chain runs on the estimate.
+    np.testing.assert_allclose(lda.trace_.doc_topic_prior[burn_in:], lda.doc_topic_prior_)
+    np.testing.assert_allclose(lda.trace_.topic_word_prior[burn_in:], lda.topic_word_prior_)
+
+
+def test_a_fit_ending_inside_the_burn_in_reports_the_estimate_so_far(monkeypatch):
+    # As above, over the sweeps recorded so far (burn_in // 2 + 1 .. max_iter).
+    seen = _catch_conditionals(monkeypatch)
+    X, _ = lda_corpus(40, 30, 3, 20, 0.3, 0.1, seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        lda = GibbsLDA(3, burn_in=20, max_iter=16, random_state=0).fit(X)
+    assert len(seen) == 16
+    h_hat = _rao_blackwell_argmax(seen[10:])
+    np.testing.assert_allclose([lda.doc_topic_prior_, lda.topic_word_prior_], h_hat,
+                               rtol=1e-5)
