@@ -292,3 +292,17 @@ def test_post_fit_methods_take_the_topics_of_the_present_words_only(name, monkey
     assert sizes and set(sizes) == {3}  # words 5, 40, 59; never the whole vocabulary
     for got, want in zip(restricted, _full_topic_results(model, new)):
         np.testing.assert_array_equal(got, want)
+
+
+def test_trend_warning_judges_only_the_second_half_of_the_chain():
+    # A chain that rose over its first half (the burn-in) and is flat after
+    # it has converged: no warning, however steep the early rise.
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    trace = np.concatenate([np.linspace(-100, 0, 300), rng.normal(size=300) * 0.1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        warn_if_trending(trace, "M", n_tokens=100)
+    with pytest.warns(ConvergenceWarning):  # the same rise in the second half warns
+        warn_if_trending(trace[::-1] * -1, "M", n_tokens=100)
