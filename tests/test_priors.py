@@ -368,3 +368,63 @@ def test_auto_prior_needs_a_burn_in(name):
         fixed["doc_topic_prior"] = 0.1
     estimator.set_params(**fixed).fit(X, y)
     assert estimator.topic_word_prior_ == 0.1
+
+
+def test_rao_blackwell_ratio_and_argmax_match_scipy_with_an_informative_hyperprior():
+    # Oracle: log nu_hat(h) - log prior(h) written with scipy.stats.gamma,
+    # nu_hat the mean over recorded sweeps of the product of the components'
+    # Gamma conditionals; its maximizer found by Nelder-Mead on log h. The
+    # hyperprior Gamma(2, 3) is far from flat, so dividing it out matters.
+    from scipy.optimize import minimize
+    from scipy.special import logsumexp
+
+    rng = np.random.default_rng(0)
+    shapes = rng.uniform(20.0, 40.0, size=(6, 2))
+    rates = shapes / rng.uniform(0.35, 0.45, size=(6, 2))
+    hyperprior = (2.0, 3.0)
+    density = RaoBlackwellDensity(shapes, rates, hyperprior)
+
+    def reference(h):
+        h = np.atleast_2d(h)
+        terms = stats.gamma.logpdf(h[:, None, :], shapes[None], scale=1.0 / rates[None])
+        log_nu = logsumexp(terms.sum(axis=2), axis=1) - np.log(shapes.shape[0])
+        prior = stats.gamma.logpdf(h, hyperprior[0], scale=1.0 / hyperprior[1]).sum(axis=1)
+        return log_nu - prior
+
+    points = rng.uniform(0.1, 1.0, size=(20, 2))
+    np.testing.assert_allclose(density.log_ratio(points), reference(points), rtol=1e-10)
+    # Started from every sweep's conditional mean; the best local maximum.
+    best = min((minimize(lambda u: -reference(np.exp(u))[0], np.log(start),
+                         method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12})
+                for start in shapes / rates), key=lambda res: res.fun)
+    np.testing.assert_allclose(density.argmax([0.4, 0.4]), np.exp(best.x), rtol=1e-4)
+
+
+def test_auto_priors_start_at_one_over_k_and_fixed_ones_as_given():
+    # The documented start of an estimated prior (scikit-learn's default
+    # 1 / K for both); a fixed prior is held at its value.
+    X, _ = lda_corpus(10, 12, 4, 8, 0.3, 0.1, seed=0)
+    doc_ptr = np.r_[0, np.cumsum(X.sum(axis=1))].astype(np.int64)
+    word_ids = np.repeat(np.tile(np.arange(12, dtype=np.int32), 10), X.ravel())
+    chain = TopicChain.random(doc_ptr, word_ids, 4, 12, 0)
+    auto = DirichletPriors.for_chain(chain, "auto", "auto", 1)
+    np.testing.assert_array_equal(auto.alpha, np.full(4, 0.25))
+    assert auto.beta == 0.25 and auto.estimate_alpha and auto.estimate_beta
+    fixed = DirichletPriors.for_chain(chain, 0.7, 0.05, 1)
+    np.testing.assert_array_equal(fixed.alpha, np.full(4, 0.7))
+    assert fixed.beta == 0.05 and not fixed.estimated
+
+
+def test_set_estimated_puts_each_topics_alpha_in_its_place():
+    # h = (alpha_1 .. alpha_K, beta), alpha first: one alpha per topic in
+    # topic order, beta last; estimated_values gives h back.
+    X, _ = lda_corpus(10, 12, 4, 8, 0.3, 0.1, seed=0)
+    doc_ptr = np.r_[0, np.cumsum(X.sum(axis=1))].astype(np.int64)
+    word_ids = np.repeat(np.tile(np.arange(12, dtype=np.int32), 10), X.ravel())
+    chain = TopicChain.random(doc_ptr, word_ids, 4, 12, 0)
+    priors = DirichletPriors.for_chain(chain, "auto", "auto", 1, symmetric_alpha=False)
+    h = np.array([0.1, 0.2, 0.3, 0.4, 0.05])
+    priors.set_estimated(h)
+    np.testing.assert_array_equal(priors.alpha, h[:4])
+    assert priors.beta == 0.05
+    np.testing.assert_array_equal(priors.estimated_values(), h)
