@@ -813,3 +813,103 @@ def test_fit_ending_inside_the_warmup_warns_that_the_correlations_are_the_start(
         warnings.simplefilter("ignore")  # a trend warning may come with short chains
         warnings.filterwarnings("error", message=".*inside its LDA warm-up")
         CorrelatedTopicModel(4, link=link, max_iter=11, burn_in=30, random_state=0).fit(X)
+
+
+def test_niw_posterior_draws_have_the_closed_form_moments():
+    # Few rows and a strong prior centred away from them: the prior's terms
+    # (kappa0 mu0 in mu_n, the kappa0 n / kappa_n outer product in Psi_n,
+    # nu0 + n, Sigma / kappa_n) all matter, unlike with 5,000 rows.
+    # Closed forms (MODELS.md 2a): E[mu] = mu_n, E[Sigma] = Psi_n / (nu_n - p - 1),
+    # Cov[mu] = E[Sigma] / kappa_n.
+    x = np.array([[2.0, 1.5], [2.5, 2.0], [1.5, 2.5], [2.0, 2.0]])
+    mean0, kappa0, psi0, nu0 = np.array([0.0, -1.0]), 2.0, np.eye(2), 5.0
+    n, p = x.shape
+    xbar = x.mean(axis=0)
+    kappa_n, nu_n = kappa0 + n, nu0 + n
+    mean_n = (kappa0 * mean0 + n * xbar) / kappa_n
+    scatter = (x - xbar).T @ (x - xbar)
+    psi_n = psi0 + scatter + kappa0 * n / kappa_n * np.outer(xbar - mean0, xbar - mean0)
+    expected_sigma = psi_n / (nu_n - p - 1)
+    rng = np.random.default_rng(1)
+    draws = [_niw_posterior_draw(x, mean0, kappa0, psi0, nu0, rng) for _ in range(4000)]
+    mus = np.array([d[0] for d in draws])
+    sigmas = np.array([d[1] for d in draws])
+    # Tolerances: 5 Monte Carlo standard errors of each mean.
+    se_mu = mus.std(axis=0) / np.sqrt(len(mus))
+    assert np.all(np.abs(mus.mean(axis=0) - mean_n) < 5 * se_mu)
+    se_sigma = sigmas.std(axis=0) / np.sqrt(len(sigmas))
+    assert np.all(np.abs(sigmas.mean(axis=0) - expected_sigma) < 5 * se_sigma)
+    cov_mu = np.cov(mus.T)
+    np.testing.assert_allclose(cov_mu, expected_sigma / kappa_n, rtol=0.12, atol=0.01)
+
+
+@pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
+def test_fitted_moments_average_exactly_the_draws_after_the_burn_in(link):
+    # Oracle: the same chain continued one sweep at a time (warm_start
+    # equals one longer fit), its (mu, Sigma) and topic-word counts read
+    # after every sweep: mean_, covariance_ and components_ are their means
+    # over sweeps burn_in + 1 .. max_iter, topic_correlation_ (logistic
+    # normal) the correlation of C covariance_ C with C = I - 11^T / K.
+    X, _, _ = correlated_corpus(n_topics=3, n_words=30, n_docs=30, doc_length=20)
+    burn_in, max_iter = 3, 7
+    params = dict(n_components=3, link=link, burn_in=burn_in, topic_word_prior=0.1,
+                  pg_method="gaussian", random_state=0)
+    warm = CorrelatedTopicModel(max_iter=1, warm_start=True, **params)
+    mus, sigmas, counts = [], [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for _ in range(max_iter):
+            warm.fit(X)
+            mus.append(warm._run.mu.copy())
+            sigmas.append(warm._run.sigma.copy())
+            counts.append(warm._run.chain.word_topic.T.astype(np.float64))
+        full = CorrelatedTopicModel(max_iter=max_iter, **params).fit(X)
+    np.testing.assert_allclose(full.mean_, np.mean(mus[burn_in:], axis=0), rtol=1e-12)
+    np.testing.assert_allclose(full.mean_, full.trace_.mean[burn_in:].mean(axis=0),
+                               rtol=1e-12)
+    np.testing.assert_allclose(full.covariance_, np.mean(sigmas[burn_in:], axis=0),
+                               rtol=1e-12)
+    np.testing.assert_allclose(full.components_, 0.1 + np.mean(counts[burn_in:], axis=0),
+                               rtol=1e-12)
+    if link == "logistic_normal":
+        centring = np.eye(3) - 1.0 / 3
+        cov = centring @ full.covariance_ @ centring
+        sd = np.sqrt(np.diag(cov))
+        np.testing.assert_allclose(full.topic_correlation_, cov / np.outer(sd, sd),
+                                   atol=1e-12)
+
+
+def test_stick_breaking_topic_correlation_is_that_of_the_centred_log_proportions():
+    # Oracle: 200,000 draws of N(mean_, covariance_) of our own, mapped by
+    # the stick-breaking link written in NumPy; the correlation of log theta
+    # minus its mean over the topics (docstring of _topic_correlation).
+    X, _, _ = correlated_corpus(n_topics=4, n_words=30, n_docs=40, doc_length=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = CorrelatedTopicModel(4, link="stick_breaking", max_iter=6, burn_in=3,
+                                     pg_method="gaussian", random_state=0).fit(X)
+    psi = np.random.default_rng(5).multivariate_normal(model.mean_, model.covariance_,
+                                                       size=200_000)
+    sticks = 1.0 / (1.0 + np.exp(-psi))
+    left = np.cumprod(np.hstack([np.ones((len(psi), 1)), 1.0 - sticks]), axis=1)
+    theta = np.hstack([sticks, np.ones((len(psi), 1))]) * left
+    log_theta = np.log(theta)
+    expected = np.corrcoef((log_theta - log_theta.mean(axis=1, keepdims=True)).T)
+    np.testing.assert_allclose(model.topic_correlation_, expected, atol=0.03)
+
+
+def test_transform_is_the_mean_of_the_inference_sweeps_not_the_last_one():
+    # The posterior mean of short documents' proportions, whose posterior is
+    # wide: transform over many sweeps against the mean of as many posterior
+    # draws of sample_transform (the same chain, continued); a single sweep's
+    # proportions would be off by about their posterior spread.
+    X, _, _ = correlated_corpus(n_topics=3, n_words=30, n_docs=40, doc_length=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = CorrelatedTopicModel(3, max_iter=6, burn_in=3, pg_method="gaussian",
+                                     n_infer_iter=6000, random_state=0).fit(X)
+    docs = np.zeros((4, X.shape[1]), dtype=int)
+    docs[np.arange(4), np.arange(4)] = 1
+    draws = model.sample_transform(docs, n_samples=3000)
+    assert draws.std(axis=0).max() > 0.1  # a wide posterior
+    np.testing.assert_allclose(model.transform(docs), draws.mean(axis=0), atol=0.03)
