@@ -355,3 +355,81 @@ def test_interrupted_continuation_leaves_the_chain_as_it_was(name, monkeypatch):
     np.testing.assert_array_equal(continued.log_likelihood_trace_, longer.log_likelihood_trace_)
     np.testing.assert_array_equal(continued.components_, longer.components_)
     np.testing.assert_array_equal(continued.transform(X[:5]), longer.transform(X[:5]))
+
+
+def test_perplexity_is_numpys_log_likelihood_of_the_words(fitted):
+    # Oracle: sum_d sum_w n_dw log(theta_d . phi_w) computed here, theta from
+    # transform and phi the row-normalized components_ (of each model of a
+    # one-vs-rest classifier, whose log-likelihoods are averaged).
+    _, est = fitted
+    docs = X[:10]
+    theta = est.transform(docs)
+    n_models = _n_models(est)
+    k = est.components_.shape[0] // n_models
+    values = []
+    for m in range(n_models):
+        phi = est.components_[m * k:(m + 1) * k]
+        phi = phi / phi.sum(axis=1, keepdims=True)
+        values.append(np.sum(docs * np.log(theta[:, m * k:(m + 1) * k] @ phi)))
+    expected = np.mean(values)
+    if not is_classifier(est):
+        np.testing.assert_allclose(est.score(docs), expected, rtol=1e-10)
+    np.testing.assert_allclose(est.perplexity(docs), np.exp(-expected / docs.sum()),
+                               rtol=1e-10)
+
+
+def test_transform_of_one_word_documents_is_the_exact_posterior_mean(fitted):
+    # Oracle, for the Dirichlet models: a document of one token of word w
+    # has p(z = k) = phi_wk alpha_k / sum_j phi_wj alpha_j and posterior mean
+    # proportions sum_k p(z = k) (alpha + e_k) / (sum alpha + 1); every
+    # inference sweep draws its topic afresh from p(z), so the average over
+    # 4,000 sweeps is within 0.01 (4 standard errors).
+    name, est = fitted
+    if name.startswith("CorrelatedTopicModel"):
+        pytest.skip("a logistic-normal prior has no closed-form posterior mean")
+    est = copy.deepcopy(est).set_params(n_infer_iter=8000)
+    n_words = X.shape[1]
+    theta = est.transform(np.eye(n_words, dtype=int))
+    n_models = _n_models(est)
+    k = est.components_.shape[0] // n_models
+    alphas = np.broadcast_to(est.doc_topic_prior_, (n_models,)) if n_models > 1 else [
+        np.broadcast_to(est.doc_topic_prior_, (k,))]
+    for m in range(n_models):
+        alpha = np.broadcast_to(alphas[m], (k,))
+        phi = est.components_[m * k:(m + 1) * k]
+        phi = phi / phi.sum(axis=1, keepdims=True)
+        p = phi.T * alpha
+        p /= p.sum(axis=1, keepdims=True)  # (V, K): p(z = k) of each word's document
+        expected = (p + alpha) / (alpha.sum() + 1.0)
+        np.testing.assert_allclose(theta[:, m * k:(m + 1) * k], expected, atol=0.01)
+
+
+def test_sample_transform_of_one_word_documents_has_the_exact_posterior_moments(fitted):
+    # Oracle, for the Dirichlet models: the posterior of a one-token
+    # document's proportions is the mixture sum_k p(z = k) Dir(alpha + e_k)
+    # (p(z = k) as above); its first and second moments are closed forms.
+    # Each draw follows a fresh draw of the token's topic, so the 3,000 draws
+    # are independent: within 0.02 (over 4 standard errors).
+    name, est = fitted
+    if name.startswith("CorrelatedTopicModel"):
+        pytest.skip("a logistic-normal prior has no closed-form posterior")
+    n_words = X.shape[1]
+    draws = est.sample_transform(np.eye(n_words, dtype=int), n_samples=3000)
+    n_models = _n_models(est)
+    k = est.components_.shape[0] // n_models
+    alphas = np.broadcast_to(est.doc_topic_prior_, (n_models,)) if n_models > 1 else [
+        np.broadcast_to(est.doc_topic_prior_, (k,))]
+    for m in range(n_models):
+        alpha = np.broadcast_to(alphas[m], (k,))
+        phi = est.components_[m * k:(m + 1) * k]
+        phi = phi / phi.sum(axis=1, keepdims=True)
+        p = phi.T * alpha
+        p /= p.sum(axis=1, keepdims=True)  # (V, K)
+        total = alpha.sum() + 1.0
+        mean = (p + alpha) / total
+        # E[theta_k^2] under Dir(a): a_k (a_k + 1) / (A (A + 1)), mixed over z.
+        second = (alpha * (alpha + 1) * (1 - p) + (alpha + 1) * (alpha + 2) * p) / (
+            total * (total + 1))
+        block = draws[:, :, m * k:(m + 1) * k]
+        np.testing.assert_allclose(block.mean(axis=0), mean, atol=0.02)
+        np.testing.assert_allclose((block ** 2).mean(axis=0), second, atol=0.02)
