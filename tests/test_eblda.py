@@ -691,3 +691,23 @@ def test_huge_points_are_outside_without_runtime_warnings(fitted):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert density.log_ratio(np.array([[1e306, 1.0]]))[0] == -np.inf
+
+
+def test_batch_means_covariance_oracle():
+    # Batches whose recorded sweeps repeat one (shape, rate) row: each
+    # batch's maximizer is then the mode (shape - 1) / rate of a Gamma
+    # (flat hyperprior), and the covariance is by hand m / (J - 1) sum_j
+    # (h_j - h)(h_j - h)^T / n. 14 sweeps in J = 3 batches of m = 4: the first
+    # two (far off) are left out.
+    from sklearn_pgtm._eblda import _batch_means_covariance
+
+    batch_shapes = np.array([[31.0, 11.0], [41.0, 9.0], [26.0, 13.0]])
+    batch_rates = np.array([[100.0, 100.0], [110.0, 90.0], [95.0, 105.0]])
+    shapes = np.vstack([np.full((2, 2), 500.0), np.repeat(batch_shapes, 4, axis=0)])
+    rates = np.vstack([np.full((2, 2), 10.0), np.repeat(batch_rates, 4, axis=0)])
+    h_hat = np.array([0.32, 0.11])
+    modes = (batch_shapes - 1.0) / batch_rates
+    diff = modes - h_hat
+    expected = 4 / (3 - 1) * diff.T @ diff / 14
+    got = _batch_means_covariance(shapes, rates, (1.0, 1e-12), h_hat, 3)
+    np.testing.assert_allclose(got, expected, rtol=1e-4)
