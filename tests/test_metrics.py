@@ -261,3 +261,22 @@ def test_heldout_perplexity_is_public():
     import sklearn_pgtm.metrics as metrics
 
     assert "heldout_perplexity" in metrics.__all__
+
+
+def test_document_completion_infers_the_proportions_from_the_observed_half_only():
+    # The proportions come from transform of the observed half; the held-out
+    # half is only scored (inferring from it would score words the model
+    # has seen).
+    class _Recording(_Fixed):
+        def transform(self, X):
+            self.seen_ = sp.csr_matrix(X).toarray()
+            return self.theta
+
+    rng = np.random.RandomState(2)
+    theta = rng.dirichlet(np.ones(2), size=4)
+    phi = rng.dirichlet(np.ones(6), size=2)
+    X = rng.poisson(4.0, size=(4, 6))
+    observed, _ = split_document_completion(X, random_state=3)
+    model = _Recording(theta, phi)
+    document_completion_perplexity(model, X, random_state=3)
+    np.testing.assert_array_equal(model.seen_, observed.toarray())
