@@ -398,3 +398,14 @@ def test_chains_of_default_length_agree_on_lda_corpus(name):
         short = run_chains(cls(n_components=10, max_iter=8), X, y if supervised else None,
                            random_state=0)
         assert not summary(short).agree
+
+
+def test_hellinger_distance_of_the_topic_alignment_is_its_definition():
+    # H(p, q) = sqrt(1 - sum_w sqrt(p_w q_w)) for every pair of rows.
+    from sklearn_pgtm.diagnostics import _hellinger
+
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(7), size=3)
+    q = rng.dirichlet(np.ones(7), size=4)
+    expected = np.array([[np.sqrt(1.0 - np.sum(np.sqrt(a * b))) for b in q] for a in p])
+    np.testing.assert_allclose(_hellinger(p, q), expected, rtol=1e-12, atol=1e-15)
