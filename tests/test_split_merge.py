@@ -295,3 +295,11 @@ def test_multiclass_chains_make_moves_and_report_them(multi_class, corpus_seed, 
     np.testing.assert_array_equal(fitted.coef_, again.coef_)
     off = GibbsSLDAClassifier(split_merge=False, **params).fit(X, y)
     assert not np.array_equal(off.components_, fitted.components_)
+
+
+@pytest.mark.parametrize("burn_in", [0, 24, 50, 51, 500])
+def test_rounds_are_due_every_25_sweeps_of_the_first_half_of_the_burn_in(burn_in):
+    # The documented schedule: a round after sweeps 25, 50, ... up to
+    # burn_in // 2, none later.
+    due = [i + 1 for i in range(2 * burn_in + 60) if SplitMerge.due(i, burn_in)]
+    assert due == list(range(25, burn_in // 2 + 1, 25))
