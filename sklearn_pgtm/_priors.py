@@ -142,18 +142,6 @@ def _maximize(objective, start):
     return np.exp(res.x)
 
 
-def check_prior(value, name):
-    """``"auto"`` or a positive finite float (``ValueError`` naming ``name`` otherwise)."""
-    if isinstance(value, str):
-        if value != "auto":
-            raise ValueError(f"{name} must be 'auto' or a positive float; got {value!r}.")
-        return value
-    value = float(value)
-    if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be 'auto' or a positive float; got {value!r}.")
-    return value
-
-
 # From this many topic-word cells on, a threaded fit counts the histograms on
 # its threads. All of 20 Newsgroups, two threads against one (ms per call,
 # side measurement): 1.5 M cells (K = 20) 5.2-5.7 against 5.2, 7.6 M (K =

@@ -38,7 +38,7 @@ from sklearn_pgtm._kernels._dirichlet import (
     log_word_joint_seeded,
 )
 from sklearn_pgtm._kernels._random import make_streams
-from sklearn_pgtm._priors import DirichletPriors, RaoBlackwellDensity, check_prior
+from sklearn_pgtm._priors import DirichletPriors, RaoBlackwellDensity
 
 from _corpora import lda_corpus
 
@@ -318,14 +318,6 @@ def test_rao_blackwell_density_argmax_and_ratio():
     grid = h_hat * np.array([[1.0, 1.0], [1.2, 1.0], [1.0, 0.8]])
     values = density.log_ratio(grid)
     assert values[0] > values[1] and values[0] > values[2]
-
-
-def test_check_prior():
-    assert check_prior("auto", "x") == "auto"
-    assert check_prior(0.5, "x") == 0.5
-    for bad in ["AUTO", 0.0, -1.0, np.inf, np.nan]:
-        with pytest.raises(ValueError, match="x must be"):
-            check_prior(bad, "x")
 
 
 @pytest.mark.parametrize("estimate", [(True, True), (False, True), (True, False)])
