@@ -1203,8 +1203,9 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             Observed rows before the forecast.
 
         lengths : array-like of int, default=None
-            Lengths of the sequences in X; only the last one is forecast.
-            Only with X.
+            Lengths of the sequences in X; the forecast follows the last one,
+            and the kept draws are weighed by their likelihood of all of
+            them (the sequences share the parameters). Only with X.
 
         continue_training : bool, default=False
             If True, X continues the last training sequence (without X the
@@ -1240,9 +1241,10 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             log_pred, _, clouds_all, data = self._particle_filter(
                 X, lengths, continue_training, whom, proba=False, seed_offset=3)
             last = data.n_sequences - 1
-            a, b = data.seq_ptr[last], data.seq_ptr[last + 1]
             clouds = clouds_all[last::data.n_sequences]
-            per_draw = log_pred[:, a:b].sum(axis=1)
+            # Each draw weighed by its likelihood of all of X: the sequences
+            # share the parameters, so every one of them informs the draws.
+            per_draw = log_pred.sum(axis=1)
             weights = np.exp(per_draw - logsumexp(per_draw))
         clouds = np.ascontiguousarray(clouds)
         states = make_streams([self._infer_seed, 4], n_draws)

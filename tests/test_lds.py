@@ -969,7 +969,9 @@ def test_forecast_matches_the_grid_filter():
     # Without X: each draw rolls z_end forward (z_h ~ N(A^h z_end, ...)),
     # draws averaged with equal weights. With X of two sequences: the last
     # sequence's filtered state is rolled forward, the draws weighed by
-    # their likelihood of that sequence.
+    # their likelihood of both sequences (the parameters are shared; the
+    # weights once came from the last sequence alone, leaving the first
+    # sequence out of the forecast).
     lds = _fitted_with_draws(_DRAWS)
     P0 = lds.initial_state_covariance_[0, 0]
     n_steps = 3
@@ -988,7 +990,8 @@ def test_forecast_matches_the_grid_filter():
             state = state @ trans
             steps.append(state @ pi_grid)
         with_x.append(steps)
-        weights_log.append(log_pred.sum())
+        first = _grid_filter(_ROWS[:2], A, Q, C, mu, 0.0, P0)[0]
+        weights_log.append(first.sum() + log_pred.sum())
     np.testing.assert_allclose(lds.forecast(n_steps), np.mean(without, axis=0), atol=0.01)
     np.testing.assert_allclose(lds.forecast(n_steps, _ROWS, lengths=[2, 3]),
                                _mixture(np.array(weights_log), np.array(with_x)), atol=0.01)
