@@ -13,8 +13,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from _corpora import chain_at
 from sklearn_pgtm import CorrelatedTopicModel, GibbsLDA, _ctm
-from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._ctm import _niw_posterior_draw
 from sklearn_pgtm._kernels._ctm import (
     largest_deviation,
@@ -25,7 +25,6 @@ from sklearn_pgtm._kernels._ctm import (
 from sklearn_pgtm._kernels._polyagamma import PG_EXACT, PG_GAUSSIAN
 from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._kernels._stick_breaking import stick_breaking
-from sklearn_pgtm._kernels._sweeps import TokenTopics
 from sklearn_pgtm.exceptions import ChainDivergenceError
 
 
@@ -271,13 +270,8 @@ def _geweke(link, n_iter, seed=0):
     X = sparse.csr_matrix((np.ones(n_tokens), (doc_of_token, words)), shape=(n_docs, n_words))
     model._record_fit_params()
     run = model._start_run(X, doc_ptr, words.copy(), seed + 1)
-    doc_topic = np.zeros((n_docs, n_topics), dtype=np.int32)
-    np.add.at(doc_topic, (doc_of_token, topics), 1)
-    chain = run.chain = TopicChain(
-        TokenTopics(doc_ptr, run.chain.tokens.word_ids, topics.copy(), doc_topic),
-        np.zeros((n_words, n_topics), np.int32),
-        np.bincount(topics, minlength=n_topics).astype(np.int32), make_streams(seed + 2, n_docs))
-    np.add.at(chain.word_topic, (words, topics), 1)
+    chain = run.chain = chain_at(run.chain.tokens.word_ids, topics, doc_ptr, n_topics, n_words,
+                                 seed + 2)
     run.mu, run.sigma, run.gauss[:] = mu, sigma, gauss
     # Correlated sweeps (past the warm-up and its stick reordering), inside
     # the burn-in (no kept counts); the sweeps do not advance the iteration.

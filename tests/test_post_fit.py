@@ -378,6 +378,21 @@ def test_perplexity_is_numpys_log_likelihood_of_the_words(fitted):
                                rtol=1e-10)
 
 
+def _one_word_topic_probabilities(est):
+    """For each topic model in ``est`` (one-vs-rest: one per class): its
+    columns of ``transform``, its alpha (K,) and p(z = k) of the token of a
+    one-word document, (V, K) ∝ phi_kw alpha_k."""
+    n_models = _n_models(est)
+    k = est.components_.shape[0] // n_models
+    alphas = np.broadcast_to(est.doc_topic_prior_, (n_models,)) if n_models > 1 else [
+        np.broadcast_to(est.doc_topic_prior_, (k,))]
+    for m in range(n_models):
+        alpha = np.broadcast_to(alphas[m], (k,))
+        phi = est.components_[m * k:(m + 1) * k]
+        p = (phi / phi.sum(axis=1, keepdims=True)).T * alpha
+        yield slice(m * k, (m + 1) * k), alpha, p / p.sum(axis=1, keepdims=True)
+
+
 def test_transform_of_one_word_documents_is_the_exact_posterior_mean(fitted):
     # Oracle, for the Dirichlet models: a document of one token of word w
     # has p(z = k) = phi_wk alpha_k / sum_j phi_wj alpha_j and posterior mean
@@ -390,18 +405,9 @@ def test_transform_of_one_word_documents_is_the_exact_posterior_mean(fitted):
     est = copy.deepcopy(est).set_params(n_infer_iter=8000)
     n_words = X.shape[1]
     theta = est.transform(np.eye(n_words, dtype=int))
-    n_models = _n_models(est)
-    k = est.components_.shape[0] // n_models
-    alphas = np.broadcast_to(est.doc_topic_prior_, (n_models,)) if n_models > 1 else [
-        np.broadcast_to(est.doc_topic_prior_, (k,))]
-    for m in range(n_models):
-        alpha = np.broadcast_to(alphas[m], (k,))
-        phi = est.components_[m * k:(m + 1) * k]
-        phi = phi / phi.sum(axis=1, keepdims=True)
-        p = phi.T * alpha
-        p /= p.sum(axis=1, keepdims=True)  # (V, K): p(z = k) of each word's document
+    for columns, alpha, p in _one_word_topic_probabilities(est):
         expected = (p + alpha) / (alpha.sum() + 1.0)
-        np.testing.assert_allclose(theta[:, m * k:(m + 1) * k], expected, atol=0.01)
+        np.testing.assert_allclose(theta[:, columns], expected, atol=0.01)
 
 
 def test_sample_transform_of_one_word_documents_has_the_exact_posterior_moments(fitted):
@@ -415,21 +421,12 @@ def test_sample_transform_of_one_word_documents_has_the_exact_posterior_moments(
         pytest.skip("a logistic-normal prior has no closed-form posterior")
     n_words = X.shape[1]
     draws = est.sample_transform(np.eye(n_words, dtype=int), n_samples=3000)
-    n_models = _n_models(est)
-    k = est.components_.shape[0] // n_models
-    alphas = np.broadcast_to(est.doc_topic_prior_, (n_models,)) if n_models > 1 else [
-        np.broadcast_to(est.doc_topic_prior_, (k,))]
-    for m in range(n_models):
-        alpha = np.broadcast_to(alphas[m], (k,))
-        phi = est.components_[m * k:(m + 1) * k]
-        phi = phi / phi.sum(axis=1, keepdims=True)
-        p = phi.T * alpha
-        p /= p.sum(axis=1, keepdims=True)  # (V, K)
+    for columns, alpha, p in _one_word_topic_probabilities(est):
         total = alpha.sum() + 1.0
         mean = (p + alpha) / total
         # E[theta_k^2] under Dir(a): a_k (a_k + 1) / (A (A + 1)), mixed over z.
         second = (alpha * (alpha + 1) * (1 - p) + (alpha + 1) * (alpha + 2) * p) / (
             total * (total + 1))
-        block = draws[:, :, m * k:(m + 1) * k]
+        block = draws[:, :, columns]
         np.testing.assert_allclose(block.mean(axis=0), mean, atol=0.02)
         np.testing.assert_allclose((block ** 2).mean(axis=0), second, atol=0.02)

@@ -21,6 +21,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from _corpora import chain_at
 from sklearn_pgtm import GibbsSLDAClassifier, _slda
 from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._parallel import balanced_cuts
@@ -394,13 +395,8 @@ def _geweke(c, n_iter, seed=0):
     model = GibbsSLDAClassifier(n_topics, c=c, prior_variance=nu2, doc_topic_prior=alpha,
                                 topic_word_prior=beta, split_merge=False, burn_in=10**9)
     run = model._start_binary(X, doc_ptr, words.copy(), y, np.random.SeedSequence(seed + 1))
-    doc_topic = np.zeros((n_docs, n_topics), dtype=np.int32)
-    np.add.at(doc_topic, (doc_of_token, topics), 1)
-    chain = run.chain = TopicChain(
-        TokenTopics(doc_ptr, run.chain.tokens.word_ids, topics.copy(), doc_topic),
-        np.zeros((n_words, n_topics), np.int32),
-        np.bincount(topics, minlength=n_topics).astype(np.int32), make_streams(seed + 2, n_docs))
-    np.add.at(chain.word_topic, (words, topics), 1)
+    chain = run.chain = chain_at(run.chain.tokens.word_ids, topics, doc_ptr, n_topics, n_words,
+                                 seed + 2)
     run.lam[:] = pg_mean(frequencies(topics[None])[0] @ eta)
     tokens = chain.tokens
     saved = (np.empty((n_iter, n_topics)), np.empty((n_iter, n_tokens), np.int32),
