@@ -10,8 +10,11 @@ tokens does not depend on the token's current topic, so the draws are i.i.d.
 from it and are compared with a chi-square test.
 """
 
+import itertools
+
 import numpy as np
 import pytest
+from scipy.special import gammaln, logsumexp
 from scipy.stats import chi2_contingency, chisquare
 
 from sklearn_pgtm._chain import TopicChain, infer_topics, resolve_lda_method
@@ -394,3 +397,109 @@ def test_count_order_is_decreasing_count_then_topic_order(n_present):
     assert np.all(np.diff(counts[out]) <= 0)
     if n_present <= 64:  # by insertion: ties and absent topics in topic order
         np.testing.assert_array_equal(out, np.argsort(-counts, kind="stable"))
+
+
+# --------------------------------------------------------------------------
+# Whole sweeps against an enumerated posterior. The tests above resample one
+# token of a one-token view, so the running state a sweep carries from token
+# to token (coefficients, SparseLDA's buckets and lists, the binary factor's
+# weights and pair rows) is never read after a move; here it is.
+# --------------------------------------------------------------------------
+
+
+def _enumerated_log_joint(doc_ptr, word_ids, n_topics, n_words, alpha, beta):
+    """Every topic assignment of a tiny corpus (S, N) and its collapsed LDA
+    log joint log p(w, z | alpha, beta), and each token's document."""
+    n_docs = len(doc_ptr) - 1
+    docs = np.repeat(np.arange(n_docs), np.diff(doc_ptr))
+    states = np.array(list(itertools.product(range(n_topics), repeat=len(word_ids))))
+    onehot = np.eye(n_topics)[states]  # (S, N, K)
+    doc = np.stack([onehot[:, docs == d].sum(axis=1) for d in range(n_docs)], axis=1)
+    word = np.stack([onehot[:, word_ids == w].sum(axis=1) for w in range(n_words)], axis=1)
+    log_p = (gammaln(doc + alpha).sum(axis=(1, 2)) + gammaln(word + beta).sum(axis=(1, 2))
+             - gammaln(word.sum(axis=1) + n_words * beta).sum(axis=1))
+    return states, log_p, docs
+
+
+def _visits(sweep, topics, n_topics, n_sweeps):
+    """Histogram of the states (base-K index of the topics) after every
+    second of ``n_sweeps`` calls of ``sweep()`` (thinned: successive sweeps
+    are correlated)."""
+    index = n_topics ** np.arange(len(topics))[::-1]
+    visits = np.zeros(n_topics ** len(topics), dtype=np.int64)
+    for s in range(n_sweeps):
+        sweep()
+        if s % 2 == 0:
+            visits[topics @ index] += 1
+    return visits
+
+
+def _pooled_chi_square(visits, log_p, pool_below=5.0):
+    """Chi-square p-value of ``visits`` against exp(log_p) normalized, the
+    rarest states pooled into one cell expecting at least ``pool_below``."""
+    expected = np.exp(log_p - logsumexp(log_p)) * visits.sum()
+    order = np.argsort(expected)
+    pooled = np.searchsorted(np.cumsum(expected[order]), pool_below)
+    e = np.append(expected[order][:pooled + 1].sum(), expected[order][pooled + 1:])
+    o = np.append(visits[order][:pooled + 1].sum(), visits[order][pooled + 1:])
+    return chisquare(o, e).pvalue
+
+
+@pytest.mark.parametrize("method", ["dense", "sparse"])
+def test_whole_sweeps_visit_the_enumerated_lda_posterior(method):
+    # Two documents, seven tokens, repeated words: the states visited by
+    # whole sweeps against the collapsed posterior over all 3^7 assignments.
+    # (A SparseLDA sweep that left a moved token's coefficient stale passed
+    # every other test of this file.)
+    K, V, alpha, beta = 3, 3, np.array([0.3, 0.5, 0.8]), 0.4
+    word_ids = np.array([0, 0, 1, 2, 1, 1, 2], dtype=np.int32)
+    doc_ptr = np.array([0, 4, 7], dtype=np.int64)
+    states, log_p, _ = _enumerated_log_joint(doc_ptr, word_ids, K, V, alpha, beta)
+    chain = TopicChain.random(doc_ptr, word_ids, K, V, 0)
+    t, wt, tt = chain.tokens, chain.word_topic, chain.topic_total
+    lists = word_topic_lists(wt, wt.sum(axis=1))
+    stream = make_streams(7, 2)
+    block = (0, 2, 0, ALL_WORDS)
+    if method == "dense":
+        def sweep():
+            sample_lda(t, wt, tt, alpha, beta, stream, block)
+    else:
+        def sweep():
+            sample_lda_sparse(t, wt, tt, alpha, beta, stream, block, lists)
+    visits = _visits(sweep, t.topics, K, 60000)
+    assert _pooled_chi_square(visits, log_p) > P_MIN
+    _assert_counts_exact(chain)
+
+
+def test_supervised_whole_sweeps_visit_the_enumerated_posterior():
+    # Binary Gibbs sLDA: the joint is the LDA joint times exp(a_d s_d - b_d
+    # s_d^2) per document, s_d = sum_n eta_{z_dn} (the per-token factor is its
+    # conditional). Two documents with different b_d, so that the pair rows
+    # of one document are wrong for the next, and moves inside a document
+    # change the weights of the tokens after them. (Pair rows kept across
+    # documents, or the document's weights not refreshed after a move,
+    # passed every other test of the sweeps.)
+    K, V, alpha, beta = 3, 3, np.array([0.3, 0.5, 0.8]), 0.4
+    word_ids = np.array([0, 0, 1, 2, 1, 1], dtype=np.int32)
+    doc_ptr = np.array([0, 3, 6], dtype=np.int64)
+    states, log_p, docs = _enumerated_log_joint(doc_ptr, word_ids, K, V, alpha, beta)
+    eta = np.array([-1.5, 0.4, 1.2])
+    a = np.array([0.6, -0.4])
+    b = np.array([0.05, 0.6])
+    s = np.stack([eta[states[:, docs == d]].sum(axis=1) for d in range(2)], axis=1)
+    log_p = log_p + (a * s - b * s ** 2).sum(axis=1)
+    chain = TopicChain.random(doc_ptr, word_ids, K, V, 0)
+    t = chain.tokens
+    disc = np.array([eta[t.topics[doc_ptr[d]:doc_ptr[d + 1]]].sum() for d in range(2)])
+    response = BinaryResponse(eta, a, b, disc)
+    stream = make_streams(5, 2)
+
+    def sweep():
+        sample_supervised(t, chain.word_topic, chain.topic_total, alpha, beta, response,
+                          stream, (0, 2, 0, ALL_WORDS))
+
+    visits = _visits(sweep, t.topics, K, 60000)
+    assert _pooled_chi_square(visits, log_p) > P_MIN
+    np.testing.assert_allclose(disc, [eta[t.topics[doc_ptr[d]:doc_ptr[d + 1]]].sum()
+                                      for d in range(2)])
+    _assert_counts_exact(chain)
