@@ -306,3 +306,20 @@ def test_trend_warning_judges_only_the_second_half_of_the_chain():
         warn_if_trending(trace, "M", n_tokens=100)
     with pytest.warns(ConvergenceWarning):  # the same rise in the second half warns
         warn_if_trending(trace[::-1] * -1, "M", n_tokens=100)
+
+
+def test_log_predictive_is_the_sum_of_the_tokens_log_mixtures():
+    # Against NumPy, with an empty document (score and perplexity only
+    # compared the kernel with itself: dropping each document's first token
+    # passed every test).
+    from sklearn_pgtm._kernels._likelihood import log_predictive
+
+    rng = np.random.default_rng(1)
+    doc_ptr = np.array([0, 3, 3, 8, 9], dtype=np.int64)
+    word_ids = rng.integers(0, 6, 9).astype(np.int32)
+    theta = rng.dirichlet(np.ones(4), size=4)
+    phi = rng.dirichlet(np.ones(6), size=4).T.copy()  # (V, K)
+    docs = np.repeat(np.arange(4), np.diff(doc_ptr))
+    expected = np.log(np.einsum("nk,nk->n", theta[docs], phi[word_ids])).sum()
+    np.testing.assert_allclose(log_predictive(doc_ptr, word_ids, theta, phi), expected,
+                               rtol=1e-13)
