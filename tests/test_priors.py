@@ -420,3 +420,32 @@ def test_set_estimated_puts_each_topics_alpha_in_its_place():
     np.testing.assert_array_equal(priors.alpha, h[:4])
     assert priors.beta == 0.05
     np.testing.assert_array_equal(priors.estimated_values(), h)
+
+
+def test_asymmetric_alpha_update_targets_conditional_posterior():
+    """Asymmetric alpha (K = 2, z fixed): the augmentation's draws against the
+    posterior means of p(alpha | z) by quadrature on a 2-D grid (the test
+    above covers the symmetric case only; a rate of prior_rate - K sum log Q
+    for every component passed every test of this file)."""
+    doc_topic, word_topic = _random_counts(4, n_docs=40, n_words=20, n_topics=2)
+    hist = _histograms(doc_topic, word_topic)
+    a, b = 1.0, 0.5
+    grid = np.linspace(1e-3, 20.0, 1000)  # mass beyond 20: below 1e-9
+    a0, a1 = np.meshgrid(grid, grid, indexing="ij")
+    log_p = (a - 1) * (np.log(a0) + np.log(a1)) - b * (a0 + a1)
+    for row in doc_topic[doc_topic.sum(axis=1) > 0]:
+        log_p += (gammaln(a0 + a1) - gammaln(row.sum() + a0 + a1) + gammaln(row[0] + a0)
+                  - gammaln(a0) + gammaln(row[1] + a1) - gammaln(a1))
+    w = np.exp(log_p - log_p.max())
+    expected = np.array([np.sum(w * a0), np.sum(w * a1)]) / w.sum()
+    states = make_streams(8, 3)
+    alpha = np.array([0.5, 0.5])
+    shape = np.empty(2)
+    draws = []
+    for it in range(20000):
+        alpha_shapes(alpha, False, hist, a, states[1], shape)
+        rate = alpha_rate(alpha, False, b, doc_length_log_q(alpha, hist, states[0]))
+        alpha = np.array([gamma_draw(states[2], shape[t], rate) for t in range(2)])
+        if it >= 500:
+            draws.append(alpha)
+    np.testing.assert_allclose(np.mean(draws, axis=0), expected, rtol=0.05)
