@@ -43,6 +43,7 @@ from sklearn_pgtm._kernels._sweeps import (
     sample_softmax,
     sample_supervised,
 )
+from sklearn_pgtm.polyagamma import pg_mean, pg_var
 
 
 def make_supervised_corpus(n_docs=200, n_words=40, n_topics=4, doc_length=60, seed=0):
@@ -145,6 +146,45 @@ def test_class_augmentation_is_the_offset_then_one_pg_draw_per_document():
         np.testing.assert_array_equal(lam, expected)
         assert np.all(lam[lengths > 0] > 0)
         np.testing.assert_array_equal(states, reference_states)
+
+
+def test_binary_augmentation_has_the_polya_gamma_moments_of_the_mean_score():
+    # lambda_d ~ PG(c, eta . zbar_d) with zbar_d = C_d / N_d: the draws of
+    # each kind of document against the closed-form mean and variance (4
+    # standard errors); an empty document gets 0. (Before, only a whole
+    # fit's recovery of the label topics noticed omega not divided by N_d.)
+    eta = np.array([1.5, -0.5, 2.0])
+    kinds = np.array([[4, 0, 1], [0, 6, 0], [1, 1, 8], [0, 0, 0]], dtype=np.int32)
+    n_rep = 4000
+    doc_topic = np.repeat(kinds, n_rep, axis=0)
+    lengths = doc_topic.sum(axis=1).astype(np.int64)
+    c = 2.0
+    out = np.full(len(doc_topic), np.nan)
+    draw_augmentation(doc_topic, lengths, eta, c, PG_METHODS["exact"], 1,
+                      make_streams(0, len(doc_topic)), 0, len(doc_topic), out)
+    out = out.reshape(len(kinds), n_rep)
+    np.testing.assert_array_equal(out[-1], 0.0)
+    for kind, draws in zip(kinds[:-1], out[:-1]):
+        omega = eta @ kind / kind.sum()
+        assert abs(draws.mean() - pg_mean(c, omega)) < 4 * np.sqrt(pg_var(c, omega) / n_rep), kind
+
+
+def test_response_terms_match_numpy():
+    # Against NumPy (before, only the error of a fit at extreme c noticed
+    # lambda_d / (2 N_d) for quad).
+    rng = np.random.default_rng(0)
+    doc_topic = rng.integers(0, 5, (6, 3)).astype(np.int32)
+    doc_topic[2] = 0
+    lengths = doc_topic.sum(axis=1).astype(np.int64)
+    eta = rng.normal(size=3)
+    kappa = rng.normal(size=6)
+    lam = rng.uniform(0.1, 2.0, 6)
+    response = BinaryResponse(eta, np.full(6, np.nan), np.full(6, np.nan), np.full(6, np.nan))
+    response_terms(doc_topic, lengths, eta, kappa, lam, response)
+    n = np.maximum(lengths, 1)
+    np.testing.assert_allclose(response.linear, np.where(lengths > 0, kappa / n, 0.0))
+    np.testing.assert_allclose(response.quad, np.where(lengths > 0, lam / (2 * n ** 2), 0.0))
+    np.testing.assert_allclose(response.discriminant, doc_topic @ eta)
 
 
 def test_log_positive_matches_numpy():
