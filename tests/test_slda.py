@@ -969,9 +969,9 @@ def test_sklearn_compatible_estimator(estimator, check):
 def test_binary_inference_uses_n_jobs_threads_on_the_documents(monkeypatch):
     # One model, so the models-in-threads split left one thread and the
     # documents ran on it whatever n_jobs (transform of 790 20 Newsgroups
-    # messages, K = 20: 1.08 s with n_jobs=1 and 1.14 s with 2; after: 0.23 s
-    # with 2). The documents now share the threads; their streams are their
-    # own, so the result is the same.
+    # messages, K = 20: 0.168 s with n_jobs=1 and 0.169 s with 2; after:
+    # 0.101 s with 2). The documents now share the threads; their streams
+    # are their own, so the result is the same.
     import sklearn_pgtm._slda as slda_module
 
     X, y = make_supervised_corpus(n_docs=60)
