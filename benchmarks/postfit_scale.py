@@ -1,0 +1,195 @@
+"""Cost of the post-fit methods at a large vocabulary and many topics, this
+checkout against an earlier revision of the package, in one run.
+
+Each estimator is fitted for a few sweeps (the cost of a sweep is measured
+elsewhere: ``throughput.py``) on a synthetic corpus of 2,000 documents of 50
+tokens whose words come from 5,000 of 200,000 columns (Zipf frequencies), as
+a vocabulary fitted on a larger collection leaves it; then its main post-fit
+method runs on one document and on all 2,000: process CPU seconds and the
+peak of Python's traced allocations (``tracemalloc``) of the call. Also the
+factorized start of CorrelatedTopicModel (scikit-learn's NMF, D = 2,000, V =
+5,000) in wall seconds, which the BLAS library's threads can inflate on a
+busy machine, and CorrelatedTopicModel's ``transform`` of one document at
+K = 300 (its inverse covariance).
+
+Every measurement runs in a fresh process per package (``--base REV``:
+``git archive REV sklearn_pgtm`` into a temporary directory), one after the
+other; results of the two packages are equal (checked).
+
+Usage: python benchmarks/postfit_scale.py [--base REV]
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from _results import markdown_table, write_section  # noqa: E402
+
+CASES = [  # (estimator, method, K)
+    ("GibbsLDA", "transform", 100),
+    ("CorrelatedTopicModel", "transform", 100),
+    ("GibbsSLDAClassifier, 3 classes one-vs-rest", "predict_proba", 100),
+    ("DynamicTopicModel, 5 slices", "transform", 100),
+]
+
+
+def _corpus(n_docs, n_columns, length, active, seed=0):
+    import numpy as np
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, active + 1)
+    columns = np.sort(rng.choice(n_columns, active, replace=False))
+    words = columns[rng.choice(active, size=n_docs * length, p=p / p.sum())]
+    docs = np.repeat(np.arange(n_docs), length)
+    X = sp.csr_matrix((np.ones(words.size, dtype=np.int64), (docs, words)),
+                      shape=(n_docs, n_columns))
+    X.sum_duplicates()
+    return X
+
+
+def _estimator(name, K):
+    from sklearn_pgtm import (CorrelatedTopicModel, DynamicTopicModel, GibbsLDA,
+                              GibbsSLDAClassifier)
+
+    kw = dict(n_components=K, random_state=0, n_infer_iter=4)
+    if name.startswith("GibbsLDA"):
+        return GibbsLDA(max_iter=4, burn_in=2, **kw)
+    if name.startswith("CorrelatedTopicModel"):
+        return CorrelatedTopicModel(max_iter=4, burn_in=2, **kw)
+    if name.startswith("GibbsSLDAClassifier"):
+        return GibbsSLDAClassifier(max_iter=4, burn_in=2, **kw)
+    return DynamicTopicModel(max_iter=4, warm_start_iter=2, n_init=2, **kw)
+
+
+def _fit(model, X):
+    import numpy as np
+
+    name = type(model).__name__
+    if name == "GibbsSLDAClassifier":
+        return model.fit(X, np.arange(X.shape[0]) % 3)
+    if name == "DynamicTopicModel":
+        return model.fit(X, times=np.arange(X.shape[0]) * 5 // X.shape[0])
+    return model.fit(X)
+
+
+def _measure(call):
+    import tracemalloc
+
+    tracemalloc.start()
+    cpu = time.process_time()
+    result = call()
+    cpu = time.process_time() - cpu
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return result, cpu, peak
+
+
+def child(case):
+    """One measurement in this process; prints one JSON line."""
+    import warnings
+
+    import numpy as np
+
+    warnings.simplefilter("ignore")
+    if case == "factorize":
+        from sklearn_pgtm._chain import factorize
+
+        X = _corpus(2000, 5000, 50, 5000)
+        wall = time.perf_counter()
+        factorize(X, 30, 0)
+        print(json.dumps({"wall": time.perf_counter() - wall, "package": _package()}))
+        return
+    if case == "ctm300":
+        name, method, K = "CorrelatedTopicModel", "transform", 300
+        X = _corpus(500, 5000, 50, 5000)
+        counts = [1]
+    else:
+        name, method, K = CASES[int(case)]
+        X = _corpus(2000, 200_000, 50, 5000)
+        counts = [1, 2000]
+    model = _fit(_estimator(name, K), X)
+    getattr(model, method)(X[:2])  # compiled before the timing
+    out = {}
+    for n in counts:
+        result, cpu, peak = _measure(lambda: getattr(model, method)(X[:n]))
+        out[str(n)] = {"cpu": cpu, "peak": peak, "sum": float(np.sum(result)),
+                       "sha": hashlib.sha1(np.ascontiguousarray(result)).hexdigest()}
+    print(json.dumps(dict(out, package=_package())))
+
+
+def _package():
+    import sklearn_pgtm
+
+    return str(Path(sklearn_pgtm.__file__).parent)
+
+
+def _run(package_dir, case):
+    env = dict(os.environ, PYTHONPATH=str(package_dir))
+    done = subprocess.run([sys.executable, __file__, "--child", case], env=env, check=True,
+                          capture_output=True, text=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert Path(result.pop("package")).resolve().parent == package_dir.resolve(), result
+    return result
+
+
+def main(base):
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", base, "sklearn_pgtm"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        packages = [(base, Path(tmp)), ("this checkout", ROOT)]
+        rows, same = [], True
+        for i, (name, method, K) in enumerate(CASES):
+            results = [_run(path, str(i)) for _, path in packages]
+            same &= all(results[0][n]["sha"] == results[1][n]["sha"] for n in results[0])
+            for (label, _), res in zip(packages, results):
+                rows.append([name, method, K, label,
+                             f"{res['1']['cpu']:.3f}", f"{res['1']['peak']:.0f}",
+                             f"{res['2000']['cpu']:.3f}", f"{res['2000']['peak']:.0f}"])
+                print(rows[-1], flush=True)
+        ctm = [_run(path, "ctm300") for _, path in packages]
+        same &= ctm[0]["1"]["sha"] == ctm[1]["1"]["sha"]
+        factor = [_run(path, "factorize") for _, path in packages]
+    load = os.getloadavg()[0]
+    body = [
+        "Post-fit methods of models fitted for 4 sweeps (n_infer_iter=4) on 2,000 documents "
+        "of 50 tokens drawn from 5,000 of 200,000 columns (Zipf frequencies), K = 100: "
+        "process CPU seconds and peak traced allocations (MB) of one call on the first "
+        f"document and on all 2,000, the package at revision `{base}` and this checkout, "
+        "each measurement in a fresh process.",
+        "",
+        markdown_table(["estimator", "method", "K", "package", "1 doc: CPU s", "1 doc: peak MB",
+                        "2,000 docs: CPU s", "2,000 docs: peak MB"], rows),
+        "",
+        "CorrelatedTopicModel.transform of one document at K = 300 (500 training documents, "
+        f"5,000 words): {ctm[0]['1']['cpu']:.2f} s CPU at `{base}`, {ctm[1]['1']['cpu']:.2f} s "
+        "in this checkout. CorrelatedTopicModel's factorized start (NMF, K = 30, 2,000 "
+        f"documents, 5,000 words), wall seconds: {factor[0]['wall']:.1f} at `{base}`, "
+        f"{factor[1]['wall']:.1f} in this checkout (1-minute load average {load:.1f} at the "
+        "end; the BLAS threads' cost grows with the load).",
+        "",
+        f"Results equal between the two packages (SHA-1 of every output): **{same}**.",
+    ]
+    write_section("postfit_scale", "Post-fit methods at a large vocabulary", "\n".join(body),
+                  command=f"python benchmarks/postfit_scale.py --base {base}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", default="0d6a212", help="revision to compare with")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        child(args.child)
+    else:
+        main(args.base)
