@@ -14,9 +14,11 @@ K = 300 (its inverse covariance).
 
 Every measurement runs in a fresh process per package (``--base REV``:
 ``git archive REV sklearn_pgtm`` into a temporary directory), one after the
-other; results of the two packages are equal (checked).
+other; the outputs of the two packages are compared (equal but for
+CorrelatedTopicModel, whose start factorizes the used columns only since
+this stop).
 
-Usage: python benchmarks/postfit_scale.py [--base REV]
+Usage: python benchmarks/postfit_scale.py [--base REV] [--quick]   (--quick: GibbsLDA only)
 """
 
 import argparse
@@ -117,9 +119,12 @@ def child(case):
         name, method, K = CASES[int(case)]
         X = _corpus(2000, 200_000, 50, 5000)
         counts = [1, 2000]
+    _fit(_estimator(name, 3), X[:50, :50])  # compiled before the timing
+    fit_cpu = time.process_time()
     model = _fit(_estimator(name, K), X)
-    getattr(model, method)(X[:2])  # compiled before the timing
-    out = {}
+    fit_cpu = time.process_time() - fit_cpu
+    getattr(model, method)(X[:2])
+    out = {"fit_cpu": fit_cpu}
     for n in counts:
         result, cpu, peak = _measure(lambda: getattr(model, method)(X[:n]))
         out[str(n)] = {"cpu": cpu, "peak": peak, "sum": float(np.sum(result)),
@@ -142,23 +147,24 @@ def _run(package_dir, case):
     return result
 
 
-def main(base):
+def main(quick=False, base="0d6a212"):
+    cases = CASES[:1] if quick else CASES
     with tempfile.TemporaryDirectory() as tmp:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", base, "sklearn_pgtm"],
                                  check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
         packages = [(base, Path(tmp)), ("this checkout", ROOT)]
         rows, same = [], True
-        for i, (name, method, K) in enumerate(CASES):
+        for i, (name, method, K) in enumerate(cases):
             results = [_run(path, str(i)) for _, path in packages]
-            same &= all(results[0][n]["sha"] == results[1][n]["sha"] for n in results[0])
+            if not name.startswith("CorrelatedTopicModel"):  # its start changed
+                same &= all(results[0][n]["sha"] == results[1][n]["sha"] for n in ("1", "2000"))
             for (label, _), res in zip(packages, results):
-                rows.append([name, method, K, label,
+                rows.append([name, method, K, label, f"{res['fit_cpu']:.1f}",
                              f"{res['1']['cpu']:.3f}", f"{res['1']['peak']:.0f}",
                              f"{res['2000']['cpu']:.3f}", f"{res['2000']['peak']:.0f}"])
                 print(rows[-1], flush=True)
         ctm = [_run(path, "ctm300") for _, path in packages]
-        same &= ctm[0]["1"]["sha"] == ctm[1]["1"]["sha"]
         factor = [_run(path, "factorize") for _, path in packages]
     load = os.getloadavg()[0]
     body = [
@@ -168,7 +174,8 @@ def main(base):
         f"document and on all 2,000, the package at revision `{base}` and this checkout, "
         "each measurement in a fresh process.",
         "",
-        markdown_table(["estimator", "method", "K", "package", "1 doc: CPU s", "1 doc: peak MB",
+        markdown_table(["estimator", "method", "K", "package", "fit CPU s", "1 doc: CPU s",
+                        "1 doc: peak MB",
                         "2,000 docs: CPU s", "2,000 docs: peak MB"], rows),
         "",
         "CorrelatedTopicModel.transform of one document at K = 300 (500 training documents, "
@@ -178,18 +185,22 @@ def main(base):
         f"{factor[1]['wall']:.1f} in this checkout (1-minute load average {load:.1f} at the "
         "end; the BLAS threads' cost grows with the load).",
         "",
-        f"Results equal between the two packages (SHA-1 of every output): **{same}**.",
+        "Outputs of the other models equal between the two packages (SHA-1 of every "
+        f"output): **{same}**.",
     ]
     write_section("postfit_scale", "Post-fit methods at a large vocabulary", "\n".join(body),
                   command=f"python benchmarks/postfit_scale.py --base {base}")
+    return {"results_equal": same,
+            "transform_2000_docs_cpu_ratio": float(rows[0][7]) / float(rows[1][7])}
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="0d6a212", help="revision to compare with")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="GibbsLDA's row only")
     args = parser.parse_args()
     if args.child is not None:
         child(args.child)
     else:
-        main(args.base)
+        main(args.quick, args.base)

@@ -333,10 +333,22 @@ def factorize(X, n_topics, seed):
     keeping the smallest error were tried and rejected (user guide
     :ref:`ctm_merged`).
 
+    Only the columns with counts are factorized; ``H`` is 0 on the others.
+    Empty columns (a vocabulary fitted on a larger collection) add nothing
+    to the fit but cost as much per column as the others: on 2,000
+    documents with 5,000 used columns of 200,000, the start took over 400 s
+    at K = 100. On a corpus without empty columns nothing changes.
+
     Returns ``W`` (D, K) and ``H`` (K, V), C-contiguous float64.
     """
     if not isinstance(seed, np.random.SeedSequence):
         seed = np.random.SeedSequence(seed)
+    used = np.flatnonzero(np.asarray(X.sum(axis=0)).ravel() > 0)
+    if 0 < used.size < X.shape[1]:
+        doc_weight, used_weight = factorize(X[:, used], n_topics, seed)
+        topic_weight = np.zeros((used_weight.shape[0], X.shape[1]))
+        topic_weight[:, used] = used_weight
+        return doc_weight, topic_weight
     # errstate: on a corpus of one document NMF's reconstruction error (not
     # used here) is the square root of a rounding-negative number.
     # One BLAS thread, as in the sweeps (_parallel.one_blas_thread): the
