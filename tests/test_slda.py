@@ -952,6 +952,24 @@ def test_multinomial_warm_start_continues_the_chain():
         twice.fit(X, y)
 
 
+
+@pytest.mark.parametrize("c", [1.0, 3.0])
+def test_multinomial_run_starts_with_each_class_label_coefficients(c):
+    # kappa_dj = c (1[y_d = j] - 1/2) (MODELS.md 7), 0 for an empty document;
+    # the Geweke test sets its own after redrawing the labels, so only this
+    # sees a start without c (a fit at c != 1 would sample another posterior).
+    from sklearn_pgtm._base import to_tokens
+
+    X, y = make_three_class()
+    X[4] = 0
+    X = sp.csr_matrix(X)
+    clf = GibbsSLDAClassifier(n_components=2, c=c, multi_class="multinomial")
+    clf.classes_ = np.arange(3)
+    run = clf._start_softmax(X, *to_tokens(X), y.astype(np.int64), np.random.SeedSequence(0))
+    expected = np.array([[c * ((y[d] == j) - 0.5) if d != 4 else 0.0 for j in range(3)]
+                         for d in range(len(y))])
+    np.testing.assert_array_equal(run.kappa, expected)
+
 def test_one_vs_rest_chains_in_threads_give_the_same_models():
     # Each class's chain has its own streams: running them side by side on
     # threads changes nothing.
@@ -1259,10 +1277,13 @@ def test_weights_are_drawn_given_each_documents_own_topic_frequencies(monkeypatc
     # The weights' conditional is given zbar_d = C_d / N_d (MODELS.md 1):
     # every draw sees rows that sum to 1 (0 for an empty document) and whose
     # multiples by the document's length are its integer topic counts, on a
-    # corpus of documents of different lengths.
+    # corpus of documents of different lengths, one of them a single token
+    # (a zbar of C_d / max(N_d, 2) passed the multinomial Geweke test).
     X, y = make_three_class()
     X[:, 0] *= np.arange(X.shape[0]) % 3  # lengths vary
     X[5] = 0
+    X[6] = 0
+    X[6, 2] = 1
     lengths = X.sum(axis=1)
     seen = []
     draw_eta = _slda.draw_eta
@@ -1276,6 +1297,7 @@ def test_weights_are_drawn_given_each_documents_own_topic_frequencies(monkeypatc
     GibbsSLDAClassifier(n_components=3, c=2.0, max_iter=4, burn_in=2, prediction="average",
                         multi_class=multi_class, random_state=0).fit(X, labels)
     assert seen
+    assert lengths[6] == 1
     for zbar in seen:
         np.testing.assert_allclose(zbar.sum(axis=1), (lengths > 0).astype(float))
         counts = zbar * lengths[:, None]
