@@ -954,10 +954,12 @@ def test_multinomial_warm_start_continues_the_chain():
 
 
 @pytest.mark.parametrize("c", [1.0, 3.0])
-def test_multinomial_run_starts_with_each_class_label_coefficients(c):
+def test_multinomial_run_starts_with_the_models_coefficients(c):
     # kappa_dj = c (1[y_d = j] - 1/2) (MODELS.md 7), 0 for an empty document;
-    # the Geweke test sets its own after redrawing the labels, so only this
-    # sees a start without c (a fit at c != 1 would sample another posterior).
+    # the Geweke test (c = 1) sets its own after redrawing the labels, so only
+    # this sees a start without c (a fit at c != 1 would sample another
+    # posterior), or a topic factor at c = 1 (which only a divergence test
+    # happened to catch).
     from sklearn_pgtm._base import to_tokens
 
     X, y = make_three_class()
@@ -969,6 +971,12 @@ def test_multinomial_run_starts_with_each_class_label_coefficients(c):
     expected = np.array([[c * ((y[d] == j) - 0.5) if d != 4 else 0.0 for j in range(3)]
                          for d in range(len(y))])
     np.testing.assert_array_equal(run.kappa, expected)
+    # The topic sweep's exact factor softmax(eta zbar_d)_{y_d}^c: its c, and
+    # 1 / N_d (0 when empty).
+    assert run.response.c == c
+    lengths = np.diff(to_tokens(X)[0])
+    np.testing.assert_array_equal(run.response.inv_length,
+                                  np.where(lengths > 0, 1.0 / np.maximum(lengths, 1), 0.0))
 
 def test_one_vs_rest_chains_in_threads_give_the_same_models():
     # Each class's chain has its own streams: running them side by side on
