@@ -7,6 +7,7 @@ Geweke tests of the binary and the multinomial sweeps, recovery from data
 drawn from the binary and the multinomial models, multi-class, threads,
 input errors, scikit-learn checks."""
 
+import functools
 import itertools
 import warnings
 
@@ -353,6 +354,21 @@ def test_binary_topic_conditional_exact_when_factorized_weights_underflow():
 
 
 # ------------------------------------------------------------------ Geweke
+def _geweke_corpus():
+    """The Geweke tests' five documents of 2, 3, 1, 2 and 3 tokens:
+    ``(lengths, n_docs, doc_ptr, doc_of_token, n_tokens)``."""
+    lengths = np.array([2, 3, 1, 2, 3])
+    doc_ptr = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    return lengths, lengths.size, doc_ptr, np.repeat(np.arange(lengths.size), lengths), doc_ptr[-1]
+
+
+def _frequencies(doc_of_token, lengths, n_topics, topics):
+    """Topic frequencies zbar (n, D, K) of n draws of the tokens' topics (n, N)."""
+    counts = np.zeros(topics.shape[:1] + (lengths.size, n_topics))
+    np.add.at(counts, (np.arange(topics.shape[0])[:, None], doc_of_token, topics), 1)
+    return counts / lengths[:, None]
+
+
 def _geweke(c, n_iter, seed=0):
     """Geweke (2004) for binary Gibbs sLDA on a tiny corpus (5 documents of
     2, 3, 1, 2 and 3 tokens, K = 3, V = 4, alpha = 0.6, beta = 0.7, nu^2 = 4).
@@ -373,17 +389,9 @@ def _geweke(c, n_iter, seed=0):
     functions' means (chain by batch means).
     """
     n_topics, n_words, alpha, beta, nu2, y_every = 3, 4, 0.6, 0.7, 4.0, 4
-    lengths = np.array([2, 3, 1, 2, 3])
-    n_docs = lengths.size
-    doc_ptr = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    doc_of_token = np.repeat(np.arange(n_docs), lengths)
-    n_tokens = doc_ptr[-1]
+    lengths, n_docs, doc_ptr, doc_of_token, n_tokens = _geweke_corpus()
     rng = np.random.default_rng(seed)
-
-    def frequencies(topics):
-        counts = np.zeros(topics.shape[:1] + (n_docs, n_topics))
-        np.add.at(counts, (np.arange(topics.shape[0])[:, None], doc_of_token, topics), 1)
-        return counts / lengths[:, None]
+    frequencies = functools.partial(_frequencies, doc_of_token, lengths, n_topics)
 
     def draw_prior(n):
         etas, kept = [], []
@@ -519,17 +527,9 @@ def _geweke_multinomial(c, n_iter, seed=0, n_batches=50):
     functions' means (chain by batch means).
     """
     n_topics, n_classes, n_words, alpha, beta, nu2, y_every = 2, 3, 4, 0.6, 0.7, 4.0, 4
-    lengths = np.array([2, 3, 1, 2, 3])
-    n_docs = lengths.size
-    doc_ptr = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    doc_of_token = np.repeat(np.arange(n_docs), lengths)
-    n_tokens = doc_ptr[-1]
+    lengths, n_docs, doc_ptr, doc_of_token, n_tokens = _geweke_corpus()
     rng = np.random.default_rng(seed)
-
-    def frequencies(topics):
-        counts = np.zeros(topics.shape[:1] + (n_docs, n_topics))
-        np.add.at(counts, (np.arange(topics.shape[0])[:, None], doc_of_token, topics), 1)
-        return counts / lengths[:, None]
+    frequencies = functools.partial(_frequencies, doc_of_token, lengths, n_topics)
 
     def scores(eta, topics):  # omega (n, D, C)
         return np.einsum("ndk,njk->ndj", frequencies(topics), eta)
