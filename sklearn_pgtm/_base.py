@@ -911,20 +911,15 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         X = check_counts(self, X, reset=False, whom=f"{type(self).__name__}.{whom}")
         return to_tokens(X)
 
-    def _topics(self, words=None):
-        """Row-normalized ``components_`` as (n_features, n_components), or
-        only the rows of ``words`` (the same values)."""
-        components = np.asarray(self.components_, dtype=np.float64)
-        totals = components.sum(axis=1, keepdims=True)
-        if words is not None:
-            components = components[:, words]
-        return np.ascontiguousarray((components / totals).T)
-
     def _present_topics(self, word_ids):
         """The topics of the words among ``word_ids`` (:func:`present_words`):
-        ``(phi, rows)``, ``phi[rows[i]]`` the topics of token ``i``'s word."""
+        ``(phi, rows)``, ``phi`` the rows of those words of the row-normalized
+        ``components_`` transposed to (n_words, n_components), and
+        ``phi[rows[i]]`` the topics of token ``i``'s word."""
         words, rows = present_words(word_ids, self.components_.shape[-1])
-        return self._topics(words), rows
+        components = np.asarray(self.components_, dtype=np.float64)
+        totals = components.sum(axis=1, keepdims=True)
+        return np.ascontiguousarray((components[:, words] / totals).T), rows
 
     def transform(self, X):
         """Topic proportions of documents, with the topics fixed.

@@ -285,9 +285,16 @@ def test_post_fit_methods_take_the_topics_of_the_present_words_only(name, monkey
     new = sp.csr_matrix(np.zeros((3, 60)))
     new[0, 5], new[0, 40], new[1, 40], new[2, 59] = 2, 1, 3, 1
     sizes = []
-    topics = type(model)._topics
-    monkeypatch.setattr(type(model), "_topics", lambda self, words=None: sizes.append(
-        None if words is None else len(words)) or topics(self, words))
+    import sklearn_pgtm._base as base
+
+    present = base.present_words
+
+    def recording(word_ids, n_words):
+        words, rows = present(word_ids, n_words)
+        sizes.append(len(words))
+        return words, rows
+
+    monkeypatch.setattr(base, "present_words", recording)
     restricted = _post_fit_results(model, new)
     assert sizes and set(sizes) == {3}  # words 5, 40, 59; never the whole vocabulary
     for got, want in zip(restricted, _full_topic_results(model, new)):
