@@ -2,6 +2,7 @@
 references, the NIW update, Geweke tests of the correlated sweep (both links),
 recovery from data drawn from the model, and the scikit-learn conventions."""
 
+import functools
 import warnings
 
 import numpy as np
@@ -13,7 +14,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from _corpora import chain_at
+import _geweke_helpers as helpers
+from _geweke_helpers import chain_at, geweke_z, redraw_words
 from sklearn_pgtm import CorrelatedTopicModel, GibbsLDA, _ctm
 from sklearn_pgtm._ctm import _niw_posterior_draw
 from sklearn_pgtm._kernels._ctm import (
@@ -262,12 +264,6 @@ def test_niw_posterior_concentrates_on_the_data_moments():
 
 
 # ------------------------------------------------------------------ Geweke
-def _batch_se(x, n_batches=50):
-    """Standard error of the mean of a chain by batch means."""
-    batches = x[: len(x) // n_batches * n_batches].reshape(n_batches, -1, *x.shape[1:])
-    return batches.mean(axis=1).std(axis=0, ddof=1) / np.sqrt(n_batches)
-
-
 def _proportions(link, gauss):
     """theta from the Gaussian vectors (last axis), in NumPy."""
     if link == "logistic_normal":
@@ -317,12 +313,8 @@ def _geweke(link, n_iter, seed=0):
         topics = np.minimum((u > np.cumsum(theta, axis=2)).sum(axis=2), n_topics - 1)
         return mu, sigma, gauss, topics.astype(np.int32)
 
-    def draw_words(topics):
-        # phi is independent of the topics a priori: fresh topics give p(w | z).
-        phi = rng.dirichlet(np.full(n_words, beta), size=(topics.shape[0], n_topics))
-        cum = np.cumsum(phi[np.arange(topics.shape[0])[:, None], topics], axis=2)
-        u = rng.random(topics.shape)[..., None]
-        return np.minimum((u > cum).sum(axis=2), n_words - 1).astype(np.int32)
+    draw_words = functools.partial(helpers.draw_words, rng, n_topics=n_topics, n_words=n_words,
+                                   beta=beta)
 
     def test_functions(mu, sigma, gauss, topics, words):
         theta = _proportions(link, gauss)
@@ -358,14 +350,10 @@ def _geweke(link, n_iter, seed=0):
              np.empty((n_iter, n_tokens), np.int32))
     for it in range(n_iter):
         model._sweep(run)
-        tokens.word_ids[:] = words = draw_words(tokens.topics[None])[0]
-        chain.word_topic[:] = 0
-        np.add.at(chain.word_topic, (words, tokens.topics), 1)
+        words = redraw_words(chain, rng, n_topics, n_words, beta)
         for out, value in zip(saved, (run.mu, run.sigma, run.gauss, tokens.topics, words)):
             out[it] = value
-    successive = test_functions(*saved)
-    se = np.sqrt(marginal.var(axis=0) / n_iter + _batch_se(successive) ** 2)
-    return (successive.mean(axis=0) - marginal.mean(axis=0)) / se
+    return geweke_z(marginal, test_functions(*saved))
 
 
 @pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])

@@ -12,6 +12,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import log_expit
 from sklearn.utils._param_validation import InvalidParameterError
 
+from _geweke_helpers import batch_means_se
 from sklearn_pgtm import DynamicTopicModel
 from sklearn_pgtm._dtm import (
     _dirichlet_matched_prior,
@@ -29,14 +30,6 @@ from sklearn_pgtm._kernels._linear_gaussian import scalar_ffbs
 from sklearn_pgtm._kernels._polyagamma import PG_AUTO, PG_EXACT
 from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._kernels._stick_breaking import stick_breaking
-
-
-def _batch_se(x, n_batches=50):
-    """Standard error of the mean of a (possibly autocorrelated) chain, by batch means."""
-    x = np.asarray(x, dtype=float)
-    n = (x.shape[0] // n_batches) * n_batches
-    means = x[:n].reshape(n_batches, -1, *x.shape[1:]).mean(axis=1)
-    return means.std(axis=0, ddof=1) / np.sqrt(n_batches)
 
 
 # --------------------------------------------------------------- scalar FFBS
@@ -123,7 +116,7 @@ def test_cell_update_samples_exact_posterior_of_each_stick(method):
     for v, (x, total) in enumerate([(counts[0, 0], counts[0].sum(axis=0)),
                                     (counts[0, 1], counts[0, 1:].sum(axis=0))]):
         mean, var = _exact_cell_posterior(x, total, prior_mean[v], prior_var[v], step_var)
-        se = _batch_se(trace[:, v])
+        se = batch_means_se(trace[:, v])
         assert np.all(np.abs(trace[:, v].mean(axis=0) - mean) < 4.5 * se + 1e-3), v
         assert np.allclose(trace[:, v].var(axis=0), var, rtol=0.08), v
 
@@ -326,7 +319,7 @@ def test_geweke_joint_distribution_of_the_composed_sampler():
         word_ids, phi = draw_words(psi, topics)
         sc[it] = stats(chain_var, psi, topics, word_ids)
     z = (mc.mean(axis=0) - sc.mean(axis=0)) / np.sqrt(
-        mc.var(axis=0) / n_mc + _batch_se(sc, 40) ** 2)
+        mc.var(axis=0) / n_mc + batch_means_se(sc, 40) ** 2)
     assert np.all(np.abs(z) < 4.0), z
 
 

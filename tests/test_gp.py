@@ -28,6 +28,7 @@ from sklearn.gaussian_process.kernels import (
 )
 from sklearn.utils._param_validation import InvalidParameterError
 
+from _geweke_helpers import batch_means_se
 from sklearn_pgtm import ColumnKernel, MultinomialGaussianProcess
 from sklearn_pgtm._gp import (
     _StickGP,
@@ -149,12 +150,6 @@ def test_expected_sigmoid_matches_numerical_integration(mean, sd):
 
 
 # ---------------------------------------------------------------- Geweke
-def _batch_se(x, n_batches=50):
-    """Standard error of the mean of a chain by batch means."""
-    batches = x[: len(x) // n_batches * n_batches].reshape(n_batches, -1, *x.shape[1:])
-    return batches.mean(axis=1).std(axis=0, ddof=1) / np.sqrt(n_batches)
-
-
 def _geweke(n_iter, sample_hyper=False, corrupt=None, seed=0):
     """Marginal-conditional vs successive-conditional draws of (theta, f, y).
 
@@ -203,7 +198,7 @@ def _geweke(n_iter, sample_hyper=False, corrupt=None, seed=0):
         state.draw_latent()
         chain_f[it], chain_y[it], chain_theta[it] = state.latent, state.counts, state.theta
     chain = stats_of(chain_theta, chain_f, chain_y)
-    se = np.sqrt(marginal.var(axis=0) / n_iter + _batch_se(chain) ** 2)
+    se = np.sqrt(marginal.var(axis=0) / n_iter + batch_means_se(chain) ** 2)
     keep = se > 0
     return (chain.mean(axis=0)[keep] - marginal.mean(axis=0)[keep]) / se[keep]
 
@@ -743,5 +738,5 @@ def test_hyperparameter_metropolis_targets_their_marginal_posterior():
     for i in range(trace.size):
         state.metropolis(np.log(0.5), gen)
         trace[i] = state.theta[0]
-    assert abs(trace.mean() - mean) < 4.5 * _batch_se(trace), (trace.mean(), mean)
+    assert abs(trace.mean() - mean) < 4.5 * batch_means_se(trace), (trace.mean(), mean)
     assert abs(trace.std() / sd - 1) < 0.1, (trace.std(), sd)

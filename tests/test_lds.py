@@ -15,6 +15,7 @@ from scipy.special import expit
 from scipy.stats import invwishart, multinomial
 from sklearn.utils._param_validation import InvalidParameterError
 
+from _geweke_helpers import batch_means_se
 from sklearn_pgtm import MultinomialLDS
 from sklearn_pgtm._kernels._lds import (
     calibrate_offsets,
@@ -411,9 +412,7 @@ def test_geweke_joint_sampler(offset_scale):
         chain.z = z
         chain.set_data(_Sequences(sp.csr_matrix(X), seq_ptr, 2))
         backward[i] = _test_functions(chain.A, chain.Q, chain.C, chain.mu, z)
-    # Standard error of the chain's means by batch means (50 batches).
-    batches = backward.reshape(50, -1, backward.shape[1]).mean(axis=1)
-    se_chain = batches.std(axis=0, ddof=1) / np.sqrt(50)
+    se_chain = batch_means_se(backward, 50)
     se_forward = forward.std(axis=0, ddof=1) / np.sqrt(n_draws)
     z_scores = (backward.mean(axis=0) - forward.mean(axis=0)) / np.hypot(se_chain, se_forward)
     assert np.all(np.abs(z_scores) < 4.0), np.round(z_scores, 2)

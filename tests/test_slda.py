@@ -22,7 +22,8 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from _corpora import chain_at
+import _geweke_helpers as helpers
+from _geweke_helpers import batch_means_se, chain_at, geweke_z, redraw_words
 from sklearn_pgtm import GibbsSLDAClassifier, _slda
 from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._parallel import balanced_cuts
@@ -410,11 +411,8 @@ def _geweke(c, n_iter, seed=0):
         y = (rng.random(omega.shape) < 1 / (1 + np.exp(-c * omega))).astype(np.int8)
         return eta, topics, y
 
-    def draw_words(topics):
-        phi = rng.dirichlet(np.full(n_words, beta), size=(topics.shape[0], n_topics))
-        cum = np.cumsum(phi[np.arange(topics.shape[0])[:, None], topics], axis=2)
-        u = rng.random(topics.shape)[..., None]
-        return np.minimum((u > cum).sum(axis=2), n_words - 1).astype(np.int32)
+    draw_words = functools.partial(helpers.draw_words, rng, n_topics=n_topics, n_words=n_words,
+                                   beta=beta)
 
     def pg_mean(omega):
         safe = np.where(omega == 0, 1.0, omega)
@@ -452,18 +450,14 @@ def _geweke(c, n_iter, seed=0):
              np.empty((n_iter, n_docs)))
     for it in range(n_iter):
         model._sweep_binary(run, n_jobs=1)
-        tokens.word_ids[:] = words = draw_words(tokens.topics[None])[0]
-        chain.word_topic[:] = 0
-        np.add.at(chain.word_topic, (words, tokens.topics), 1)
+        words = redraw_words(chain, rng, n_topics, n_words, beta)
         if it % y_every == 0:
             omega = tokens.doc_topic @ run.eta / lengths
             run.y[:] = rng.random(n_docs) < 1 / (1 + np.exp(-c * omega))
             run.kappa[:] = c * (run.y - 0.5)
         for out, value in zip(saved, (run.eta, tokens.topics, run.y, words, run.lam)):
             out[it] = value
-    successive = test_functions(*saved)
-    se = np.sqrt(marginal.var(axis=0) / n_iter + _batch_means_se(successive, 50) ** 2)
-    return (successive.mean(axis=0) - marginal.mean(axis=0)) / se
+    return geweke_z(marginal, test_functions(*saved))
 
 
 @pytest.mark.parametrize("c", [1.0, 3.0])
@@ -554,11 +548,8 @@ def _geweke_multinomial(c, n_iter, seed=0, n_batches=50):
         eta, topics = np.concatenate(etas)[:n], np.concatenate(kept)[:n].astype(np.int32)
         return eta, topics, draw_labels(scores(eta, topics))
 
-    def draw_words(topics):
-        phi = rng.dirichlet(np.full(n_words, beta), size=(topics.shape[0], n_topics))
-        cum = np.cumsum(phi[np.arange(topics.shape[0])[:, None], topics], axis=2)
-        u = rng.random(topics.shape)[..., None]
-        return np.minimum((u > cum).sum(axis=2), n_words - 1).astype(np.int32)
+    draw_words = functools.partial(helpers.draw_words, rng, n_topics=n_topics, n_words=n_words,
+                                   beta=beta)
 
     def test_functions(eta, topics, y, words):
         zbar = frequencies(topics)
@@ -597,17 +588,13 @@ def _geweke_multinomial(c, n_iter, seed=0, n_batches=50):
              np.empty((n_iter, n_docs), np.int64), np.empty((n_iter, n_tokens), np.int32))
     for it in range(n_iter):
         model._sweep_softmax(run)
-        tokens.word_ids[:] = words = draw_words(tokens.topics[None])[0]
-        chain.word_topic[:] = 0
-        np.add.at(chain.word_topic, (words, tokens.topics), 1)
+        words = redraw_words(chain, rng, n_topics, n_words, beta)
         if it % y_every == 0:
             run.labels[:] = draw_labels(tokens.doc_topic @ run.eta.T / lengths[:, None])
             run.kappa[:] = c * ((run.labels[:, None] == np.arange(n_classes)) - 0.5)
         for out, value in zip(saved, (run.eta, tokens.topics, run.labels, words)):
             out[it] = value
-    successive = test_functions(*saved)
-    se = np.sqrt(marginal.var(axis=0) / n_iter + _batch_means_se(successive, n_batches) ** 2)
-    return (successive.mean(axis=0) - marginal.mean(axis=0)) / se
+    return geweke_z(marginal, test_functions(*saved), n_batches)
 
 def test_geweke_joint_distribution_of_the_multinomial_sweep():
     """The multinomial sweep -- for each class j, lambda_j ~ PG(c, omega_j -
@@ -651,13 +638,6 @@ def test_geweke_of_the_multinomial_sweep_rejects_a_wrong_conditional(monkeypatch
     assert np.max(np.abs(z)) > 6.0, np.round(z, 2)
 
 
-def _batch_means_se(draws, n_batches=10):
-    """Standard error of the mean of correlated draws (batch means)."""
-    batches = draws[:len(draws) // n_batches * n_batches].reshape(
-        (n_batches, -1) + draws.shape[1:]).mean(axis=1)
-    return batches.std(axis=0, ddof=1) / np.sqrt(n_batches)
-
-
 def _fixed_frequencies(n_docs, seed):
     """Two-topic frequencies (p, 1 - p) of ``n_docs`` documents, the first empty."""
     rng = np.random.RandomState(seed)
@@ -697,7 +677,7 @@ def test_refit_draws_have_the_posterior_mean_of_the_weights(monkeypatch):
         zbar, lengths, kappa, np.zeros(2), make_streams(1, 30), np.random.default_rng(2),
         _one_thread(lengths))))
     draws = draws[500:]
-    assert np.all(np.abs(draws.mean(axis=0) - mean) < 4 * _batch_means_se(draws) + 1e-3)
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < 4 * batch_means_se(draws, 10) + 1e-3)
 
 
 def test_refit_draws_of_the_multinomial_weights_have_the_posterior_mean(monkeypatch):
@@ -735,7 +715,7 @@ def test_refit_draws_of_the_multinomial_weights_have_the_posterior_mean(monkeypa
         zbar, lengths, kappa, np.zeros(shape), make_streams(1, 40), np.random.default_rng(2),
         _one_thread(lengths))))
     draws = draws[500:]
-    assert np.all(np.abs(draws.mean(axis=0) - mean) < 4 * _batch_means_se(draws) + 1e-3)
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < 4 * batch_means_se(draws, 10) + 1e-3)
 
 
 @pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
