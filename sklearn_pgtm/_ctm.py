@@ -551,14 +551,12 @@ class CorrelatedTopicModel(GibbsTopicModel):
             raise self._covariance_failure(sigma.shape[0])
         return 0.5 * (precision + precision.T)
 
-    def _update_gaussian(self, doc_topic, doc_ptr, gauss, mu, sigma, states, precision=None):
+    def _update_gaussian(self, doc_topic, doc_ptr, gauss, mu, precision, states):
         """Per-document PG-augmented update of the Gaussian vectors, in place,
-        in blocks of documents on ``n_jobs`` threads (``precision``: that of
-        ``sigma``, when the caller has it)."""
+        in blocks of documents on ``n_jobs`` threads (``precision``: the
+        inverse covariance, :meth:`_precision`)."""
         if doc_topic.shape[1] == 1:
             return  # one topic: nothing to correlate, theta = 1
-        if precision is None:
-            precision = self._precision(sigma)
         pg_method, pg_terms = self._fitted_param("pg_method"), self._fitted_param("pg_terms")
         method = PG_METHODS[pg_method]
         lengths = np.diff(doc_ptr)
@@ -683,7 +681,7 @@ class CorrelatedTopicModel(GibbsTopicModel):
             chain.sweep_lda(run.priors.alpha, self._warmup_beta(run), self.n_jobs)
         else:
             self._update_gaussian(chain.tokens.doc_topic, chain.tokens.doc_ptr, run.gauss,
-                                  run.mu, run.sigma, run.gauss_states)
+                                  run.mu, self._precision(run.sigma), run.gauss_states)
             if self.n_components > 1:
                 try:
                     run.mu, run.sigma = _niw_posterior_draw(run.gauss, *run.niw, run.rng)
@@ -773,10 +771,9 @@ class CorrelatedTopicModel(GibbsTopicModel):
         draws = np.empty((n_samples, n_docs, n_topics)) if n_samples else None
         # The covariance is fixed: its inverse once, not at every sweep (an
         # O(K^3) step that was most of a small batch's time at large K).
-        precision = self._precision(self.covariance_) if n_topics > 1 else None
+        precision = self._precision(self.covariance_)
         for it in range(n_iter + n_samples):
-            self._update_gaussian(tokens.doc_topic, doc_ptr, gauss, self.mean_,
-                                  self.covariance_, states, precision)
+            self._update_gaussian(tokens.doc_topic, doc_ptr, gauss, self.mean_, precision, states)
             self._proportions(gauss, weights)
             infer_topics(tokens, phi, states, self.n_jobs, weights=weights)
             if n_iter - n_average <= it < n_iter:
