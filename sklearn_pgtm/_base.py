@@ -565,8 +565,8 @@ def initial_topics(doc_ptr, word_ids, phi):
     return TokenTopics(doc_ptr, word_ids, topics, doc_topic)
 
 
-def dirichlet_posterior(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_jobs=None,
-                        n_samples=0, n_average=None, phi_rows=None):
+def dirichlet_posterior(doc_ptr, word_ids, rows, phi, alpha, n_iter, seed, n_jobs=None,
+                        n_samples=0, n_average=None):
     """Posterior of documents' topic proportions under fixed topics, for the
     models with a Dirichlet document prior.
 
@@ -580,9 +580,9 @@ def dirichlet_posterior(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_jobs=None
     its own words (its stream is derived from them), not on the batch.
     Documents without tokens get the prior.
 
-    ``phi_rows``: the row of ``phi`` of each token, when ``phi`` holds the
-    topics of some words only (:func:`present_words`); default ``word_ids``.
-    The streams derive from ``word_ids`` either way.
+    ``rows``: the row of ``phi`` of each token (``word_ids`` when ``phi``
+    holds every word; :func:`present_words` when it holds the topics of the
+    batch's words only). The streams derive from ``word_ids``.
 
     Returns ``(mean_counts, draws)``: the averaged ``C_dk`` (D, K) and
     ``None`` or the (n_samples, D, K) draws.
@@ -590,7 +590,7 @@ def dirichlet_posterior(doc_ptr, word_ids, phi, alpha, n_iter, seed, n_jobs=None
     n_docs, n_topics = doc_ptr.shape[0] - 1, phi.shape[1]
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
     states = document_streams(seed, doc_ptr, word_ids)
-    tokens = initial_topics(doc_ptr, word_ids if phi_rows is None else phi_rows, phi)
+    tokens = initial_topics(doc_ptr, rows, phi)
     n_average = min(n_average or max(n_iter // 2, 1), n_iter)
     mean_counts = np.zeros((n_docs, n_topics))
     for it in range(n_iter):

@@ -69,9 +69,9 @@ class DirichletTopicModel(GibbsTopicModel):
     def _posterior(self, doc_ptr, word_ids, n_samples):
         alpha = self._alpha_vector()
         phi, rows = self._present_topics(word_ids)
-        mean_counts, draws = dirichlet_posterior(doc_ptr, word_ids, phi, alpha,
+        mean_counts, draws = dirichlet_posterior(doc_ptr, word_ids, rows, phi, alpha,
                                                  self.n_infer_iter, self._infer_seed,
-                                                 self.n_jobs, n_samples, phi_rows=rows)
+                                                 self.n_jobs, n_samples)
         return posterior_mean(mean_counts, alpha), draws
 
 

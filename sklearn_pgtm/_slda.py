@@ -957,9 +957,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
 
         def infer(m):
             phi, alpha = blocks[m]
-            return dirichlet_posterior(doc_ptr, word_ids, phi, alpha, self.n_infer_iter,
-                                       self._infer_seed + m, doc_jobs, n_samples, n_average,
-                                       phi_rows=rows)
+            return dirichlet_posterior(doc_ptr, word_ids, rows, phi, alpha, self.n_infer_iter,
+                                       self._infer_seed + m, doc_jobs, n_samples, n_average)
 
         if n_threads == 1:
             return [infer(m) for m in range(len(blocks))]

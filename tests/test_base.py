@@ -96,7 +96,7 @@ def test_dirichlet_posterior_recovers_obvious_mixtures():
                      reset=True)
     doc_ptr, word_ids = to_tokens(X)
     alpha = np.full(2, 0.1)
-    counts, draws = dirichlet_posterior(doc_ptr, word_ids, phi, alpha, 20, seed=0,
+    counts, draws = dirichlet_posterior(doc_ptr, word_ids, word_ids, phi, alpha, 20, seed=0,
                                         n_samples=50)
     expected = np.array([[80, 0], [0, 80], [20, 60]]) + 0.1
     expected /= expected.sum(axis=1, keepdims=True)
@@ -104,7 +104,8 @@ def test_dirichlet_posterior_recovers_obvious_mixtures():
     # Draws theta ~ Dir(C_d + alpha): their mean is the posterior mean.
     assert draws.shape == (50, 3, 2)
     np.testing.assert_allclose(draws.mean(axis=0), expected, atol=0.03)
-    again = dirichlet_posterior(doc_ptr, word_ids, phi, alpha, 20, seed=0, n_samples=50)
+    again = dirichlet_posterior(doc_ptr, word_ids, word_ids, phi, alpha, 20, seed=0,
+                                n_samples=50)
     np.testing.assert_array_equal(counts, again[0])
     np.testing.assert_array_equal(draws, again[1])
 

@@ -1141,7 +1141,7 @@ def test_binary_inference_uses_n_jobs_threads_on_the_documents(monkeypatch):
     real = slda_module.dirichlet_posterior
 
     def recording(*args, **kwargs):
-        seen.append(args[6])
+        seen.append(args[7])
         return real(*args, **kwargs)
 
     monkeypatch.setattr(slda_module, "dirichlet_posterior", recording)
