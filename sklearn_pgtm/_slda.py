@@ -403,12 +403,13 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         ``PG(b, omega)`` with ``b = c`` for every document, whatever its
         length, and the tilt ``omega`` its score ``eta . zbar_d`` (for the
         multinomial model ``omega_dj - C_dj``). ``"auto"`` draws exactly
-        (Devroye's method, cost growing with ``b``) when ``c < 14``, and
-        from ``c = 14`` on (the default and the paper's 25, and 256) the
+        (Devroye's method, cost growing with ``b``) when ``c < 5``, and
+        from ``c = 5`` on (the default and the paper's 25, and 256) the
         three-moment shifted gamma, of constant cost, whose
         Kolmogorov distance ``D`` to ``PG(b, omega)`` is then at most
-        ``0.0092 / b``: 14 is the smallest ``b`` from which ``D`` stays below
-        ``0.5 sqrt(2 / n)`` at ``n = 10^6`` draws per ``(b, omega)`` cell, well
+        ``0.0105 / b``: 5 is the smallest ``b`` from which ``D`` stays below
+        ``0.5 sqrt(2 / n)`` at ``n = 10^5`` draws per ``(b, omega)`` cell
+        (14 at ``10^6``, the switch until 2026-11-29), well
         under the 5 % critical value of a two-sample Kolmogorov-Smirnov test
         (``1.36 sqrt(2 / n)``), for every ``omega`` of the grid (user guide
         :ref:`polyagamma`, section "The auto rule and its measurement",

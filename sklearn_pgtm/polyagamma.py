@@ -24,13 +24,12 @@ Methods:
   that is not positive drawn again; for large ``b`` only: at ``b = 1``,
   ``c = 0`` the redraws bias it (mean 0.293 against 0.25, variance 0.029
   against 0.042), at ``b = 10`` they no longer show (2.498 against 2.5).
-- ``"auto"``: exact for ``b < 14``; from ``b = 14`` on a shifted gamma
+- ``"auto"``: exact for ``b < 5``; from ``b = 5`` on a shifted gamma
   ``s + theta Gamma(k)`` with the mean, variance and third cumulant of
-  PG(b, c), whose Kolmogorov distance to PG(b, c) (at most ``0.0092 / b``
+  PG(b, c), whose Kolmogorov distance to PG(b, c) (at most ``0.0105 / b``
   there) is below half the 5 % critical value of a two-sample KS test at
-  10^6 draws, a hundred times a chain's draws per (b, c) cell; tests with a
-  chain's 10^4 draws reject at the nominal rate (benchmarks/pg_samplers.py;
-  at 10^6 draws they reject up to 6 times in 20 at the switch point).
+  10^5 draws, 27 times a default chain's draws per (b, c) cell; tests with
+  10^4 draws reject at the nominal rate (benchmarks/pg_samplers.py).
   Constant cost above the switch.
 
 Every method returns finite values >= 0 for every finite ``b > 0`` and every
@@ -167,11 +166,11 @@ def random_polyagamma(b=1.0, c=0.0, *, method="exact", n_terms=8, size=None,
         Tilting parameter(s), any finite real; broadcast against ``b``.
     method : {"exact", "truncated", "pg1", "gaussian", "auto"}, default="exact"
         Sampler (see the module documentation). ``"auto"`` draws exactly for
-        ``b < 14`` and, from ``b = 14`` on, from the shifted gamma
+        ``b < 5`` and, from ``b = 5`` on, from the shifted gamma
         ``s + theta Gamma(k)`` that matches the mean, variance and third
         cumulant of PG(b, c): its Kolmogorov distance to PG(b, c) is at most
-        ``0.0092 / b`` there, below what a two-sample Kolmogorov-Smirnov test sees
-        with 10^6 draws (measured in benchmarks/pg_samplers.py), at a
+        ``0.0105 / b`` there, below what a two-sample Kolmogorov-Smirnov test sees
+        with 10^5 draws (measured in benchmarks/pg_samplers.py), at a
         constant cost per draw.
     n_terms : int, default=8
         Number of terms M of the ``"truncated"`` and ``"pg1"`` methods (1 to

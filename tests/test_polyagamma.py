@@ -179,15 +179,32 @@ def test_tiny_b_matches_levy_limit(c):
     assert np.all(random_polyagamma(1e-200, c, size=100, random_state=0) == 0.0)
 
 
-@pytest.mark.parametrize("b, c", [(13.0, 7.0), (13.5, 2.0), (13.99, -7.0), (14.0, 7.0),
-                                  (14.01, 0.0), (20.0, 0.0), (30.0, -5.0)])
+@pytest.mark.parametrize("b, c", [(4.0, 7.0), (4.5, 2.0), (4.99, -7.0), (5.0, 7.0),
+                                  (5.01, 0.0), (8.0, -6.0), (13.0, 7.0), (20.0, 0.0),
+                                  (30.0, -5.0)])
 def test_auto_matches_cdf(b, c):
-    # Below b = 14 auto draws exactly; from b = 14 on the three-moment shifted
-    # gamma, whose Kolmogorov distance to PG(b, c) (6.6e-4 at most, largest
+    # Below b = 5 auto draws exactly; from b = 5 on the three-moment shifted
+    # gamma, whose Kolmogorov distance to PG(b, c) (2.1e-3 at most, at b = 5
     # near |c| = 7) is invisible here. Cases on both sides of the switch.
     x = random_polyagamma(b, c, method="auto", size=N, random_state=8)
     assert stats.kstest(x, lambda t: polyagamma_cdf(t, b, c)).pvalue > KS_LEVEL
     check_mean_var(x, b, c)
+
+
+def test_auto_switches_to_the_shifted_gamma_at_b_5():
+    # The switch point of the measured rule (benchmarks/pg_samplers.py):
+    # exact draws below b = 5, the shifted gamma from there on, draw for draw.
+    from sklearn_pgtm._kernels._polyagamma import (
+        PG_AUTO, PG_EXACT, PG_SHIFTED_GAMMA, pg_draw_many)
+    from sklearn_pgtm._kernels._random import make_streams
+
+    for b, expected in [(4.99, PG_EXACT), (5.0, PG_SHIFTED_GAMMA), (13.0, PG_SHIFTED_GAMMA)]:
+        draws = {}
+        for method in (PG_AUTO, expected):
+            draws[method] = np.empty(50)
+            pg_draw_many(make_streams(4, 1), np.full(50, b), np.full(50, 1.5), method, 1,
+                         draws[method])
+        np.testing.assert_array_equal(draws[PG_AUTO], draws[expected])
 
 
 def test_auto_matches_exact_draws_for_large_b():

@@ -16,7 +16,7 @@ array. Method codes (the user guide, doc/polyagamma.rst, has the equations):
 - ``PG_PG1``: ``n_terms`` exact PG(1, c) draws combined to match the mean and
   the variance of PG(b, c).
 - ``PG_GAUSSIAN``: moment-matched normal, redrawn while not positive.
-- ``PG_AUTO``: exact for ``b < AUTO_EXACT_MAX_B``; from there on the
+- ``PG_AUTO``: exact for ``b < AUTO_EXACT_MAX_B`` (5); from there on the
   three-moment gamma approximation ``PG_SHIFTED_GAMMA``: ``s + theta G`` with
   ``G ~ Gamma(k)`` and (s, theta, k) matching the mean, variance and third
   cumulant of PG(b, c), O(1) in ``b``. The switch point is the measurement of
@@ -64,12 +64,16 @@ PG_METHODS = {
 # ``PG_AUTO``: exact draws below this b, the three-moment shifted gamma from it
 # on. Measured (benchmarks/pg_samplers.py, section pg_samplers of
 # benchmarks/RESULTS.md): the Kolmogorov distance of the shifted gamma to
-# PG(b, c) falls like 1 / b and is largest near |c| = 7; from b = 14 on it is
-# at most 0.0092 / b, below 0.5 sqrt(2 / n) at n = 10^6 draws, a hundred times
-# the draws a long chain makes per (b, c) cell. Two-sample KS tests at a
-# chain's 10^4 draws reject at the nominal rate from b = 2 on; at 10^6 draws
-# the switch point still has some power (6 of 20 at c = 7, run of 2026-11-28).
-AUTO_EXACT_MAX_B = 14.0
+# PG(b, c) falls like 1 / b and is largest near |c| = 7; from b = 5 on it is
+# at most 0.0105 / b, below 0.5 sqrt(2 / n) at n = 10^5 draws, 27 times the
+# draws a default chain makes per (b, c) cell (1,250 sweeps x 3 sub-iterations
+# of the logistic-normal link). Two-sample KS tests at a chain's 10^4 draws
+# reject at the nominal rate from b = 2 on. The switch was 14 (the same rule
+# at 10^6 draws) until 2026-11-29: exact draws cost about 40 ns per unit of
+# b, and on documents of 5-13 tokens, where every draw of the logistic-normal
+# link was exact, its fit took 4.4 times as long (4,000 messages of 8-12
+# tokens, K = 20: 19.5 against 4.4 s of CPU for 250 sweeps).
+AUTO_EXACT_MAX_B = 5.0
 
 # ``PG_EXACT``: the Devroye sum costs about 40 ns per unit of b; above this b
 # (0.04 s per draw) the three-moment shifted gamma is drawn instead (see the
