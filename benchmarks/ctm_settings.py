@@ -67,6 +67,10 @@ one). Both links, the drawn corpora at K = 20 (D = 2,000 and 4,000, seeds
 0-2) and the three real corpora (two seeds). Written to its own section
 (ctm_averaging).
 
+``--part infer``: ``n_infer_iter`` 100 / 200 / 400 on the corpora of
+``defaults.py --part peers`` (all of 20 Newsgroups left out), both links:
+held-out perplexity of one fit per corpus and link, transformed with each.
+
 ``--part drift``: what ``max_iter`` beyond the default buys on real text,
 where the fit's ConvergenceWarning fires at the defaults. One chain per
 corpus, link and seed (the defaults otherwise) fitted for 1,250 sweeps and
@@ -78,7 +82,7 @@ sweeps, and the mean variance of the fitted ``Sigma``, on the three real
 corpora. Written to its own section (ctm_drift).
 
 Usage: python benchmarks/ctm_settings.py [--quick]
-       [--part {prior,subiter,sweeps,warmup,anneal,stick-order,averaging,drift}]
+       [--part {prior,subiter,sweeps,warmup,anneal,stick-order,averaging,drift,infer}]
 """
 
 import argparse
@@ -664,6 +668,69 @@ def main_subiter(quick=False):
                   "logistic-normal update", body)
 
 
+def infer_iter_rows(quick):
+    """``n_infer_iter`` 100 / 200 / 400 on the corpora of ``defaults.py
+    --part peers`` (all of 20 Newsgroups left out), both links: one fit at
+    the defaults per corpus and link, then ``transform`` with each number of
+    sweeps (``set_params`` after the fit) scored by held-out document
+    completion on two random halvings (split seeds 0 and 1) of the held-out
+    documents."""
+    from defaults import topic_corpora
+
+    from sklearn_pgtm import CorrelatedTopicModel
+
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    settings = (10, 20, 40) if quick else (100, 200, 400)
+    corpora = [c for c in topic_corpora(quick) if "20NG all" not in c.name]
+    rows = []
+    for link in ("logistic_normal", "stick_breaking"):
+        for corpus in corpora:
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                model = CorrelatedTopicModel(corpus.n_topics, link=link,
+                                             random_state=0).fit(corpus.X_train)
+            fit_seconds = time.perf_counter() - t0
+            scores = {}
+            for n_iter in settings:
+                model.set_params(n_infer_iter=n_iter)
+                t0 = time.perf_counter()
+                scores[n_iter] = [document_completion(model, corpus.X_heldout, seed=s)
+                                  for s in (0, 1)]
+                scores[n_iter].append((time.perf_counter() - t0) / 2)
+            base = np.mean(scores[settings[0]][:2])
+            rows.append([corpus.name, link, f"{fit_seconds:.0f}"]
+                        + [f"{np.mean(scores[n][:2]):.1f} ({100 * (np.mean(scores[n][:2]) / base - 1):+.2f} %)"
+                           for n in settings]
+                        + [" / ".join(f"{scores[n][2]:.2f}" for n in settings)])
+            print(rows[-1], flush=True)
+    return rows, corpora, settings
+
+
+def main_infer(quick=False):
+    rows, corpora, settings = infer_iter_rows(quick)
+    body = (
+        "CorrelatedTopicModel fitted at its defaults (`random_state=0`, one fit per corpus "
+        "and link), then `transform` with `n_infer_iter` set after the fit to each of "
+        + " / ".join(str(n) for n in settings)
+        + " sweeps (proportions averaged over the second half). Held-out "
+        "document-completion perplexity (10 % of the documents held out), mean of two "
+        "random halvings of the held-out documents (split seeds 0 and 1), and its change "
+        "against the first setting; seconds per `transform` of the held-out documents. "
+        "Corpora (benchmarks/defaults.py, part peers, all of 20 Newsgroups left out): "
+        + "; ".join(c.describe() for c in corpora) + ". One thread.\n\n"
+        + markdown_table(["corpus", "link", "fit s"]
+                         + [f"n_infer_iter={n}" for n in settings]
+                         + ["transform s"], rows)
+    )
+    print(body)
+    write_section("ctm_infer_iter", "CorrelatedTopicModel: sweeps of the inference of new "
+                  "documents", body)
+
+
 def main(quick=False):
     rows, news, fitted = strength_rows(quick)
     infer = infer_rows(news, fitted)
@@ -694,10 +761,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--part", choices=["prior", "subiter", "sweeps", "warmup", "anneal",
-                                           "stick-order", "averaging", "drift"],
+                                           "stick-order", "averaging", "drift", "infer"],
                         default="prior")
     args = parser.parse_args()
     {"prior": main, "subiter": main_subiter, "sweeps": main_sweeps,
      "warmup": main_warmup, "anneal": main_anneal,
      "stick-order": main_stick_order, "averaging": main_averaging,
-     "drift": main_drift}[args.part](args.quick)
+     "drift": main_drift, "infer": main_infer}[args.part](args.quick)
