@@ -143,18 +143,23 @@ def strength_rows(quick):
     return rows, news, fitted
 
 
+def transform_scores(model, X_heldout, n_infer_iter, seeds):
+    """Held-out document-completion perplexity of the fitted ``model`` with
+    ``n_infer_iter`` inference sweeps (set after the fit), one per halving
+    seed, and the mean seconds of one evaluation."""
+    model.set_params(n_infer_iter=n_infer_iter)
+    t0 = time.perf_counter()
+    values = [document_completion(model, X_heldout, seed=seed) for seed in seeds]
+    return values, (time.perf_counter() - t0) / len(seeds)
+
+
 def infer_rows(news, fitted):
     rows = []
     for link, model in fitted.items():
         for n_iter in INFER_ITERS:
-            model.set_params(n_infer_iter=n_iter)
-            values, seconds = [], []
-            for seed in range(3):
-                t0 = time.perf_counter()
-                values.append(document_completion(model, news.X_heldout, seed=seed))
-                seconds.append(time.perf_counter() - t0)
+            values, seconds = transform_scores(model, news.X_heldout, n_iter, range(3))
             rows.append([link, n_iter, f"{np.mean(values):.1f}",
-                         f"{np.max(values) - np.min(values):.1f}", f"{np.mean(seconds):.1f}"])
+                         f"{np.max(values) - np.min(values):.1f}", f"{seconds:.1f}"])
             print(rows[-1], flush=True)
     return rows
 
@@ -675,13 +680,12 @@ def infer_iter_rows(quick):
     sweeps (``set_params`` after the fit) scored by held-out document
     completion on two random halvings (split seeds 0 and 1) of the held-out
     documents."""
-    from defaults import topic_corpora
-
-    from sklearn_pgtm import CorrelatedTopicModel
-
     import warnings
 
+    from defaults import topic_corpora
     from sklearn.exceptions import ConvergenceWarning
+
+    from sklearn_pgtm import CorrelatedTopicModel
 
     settings = (10, 20, 40) if quick else (100, 200, 400)
     corpora = [c for c in topic_corpora(quick) if "20NG all" not in c.name]
@@ -694,18 +698,12 @@ def infer_iter_rows(quick):
                 model = CorrelatedTopicModel(corpus.n_topics, link=link,
                                              random_state=0).fit(corpus.X_train)
             fit_seconds = time.perf_counter() - t0
-            scores = {}
-            for n_iter in settings:
-                model.set_params(n_infer_iter=n_iter)
-                t0 = time.perf_counter()
-                scores[n_iter] = [document_completion(model, corpus.X_heldout, seed=s)
-                                  for s in (0, 1)]
-                scores[n_iter].append((time.perf_counter() - t0) / 2)
-            base = np.mean(scores[settings[0]][:2])
+            scores = [transform_scores(model, corpus.X_heldout, n_iter, (0, 1))
+                      for n_iter in settings]
+            means = [np.mean(values) for values, _ in scores]
             rows.append([corpus.name, link, f"{fit_seconds:.0f}"]
-                        + [f"{np.mean(scores[n][:2]):.1f} ({100 * (np.mean(scores[n][:2]) / base - 1):+.2f} %)"
-                           for n in settings]
-                        + [" / ".join(f"{scores[n][2]:.2f}" for n in settings)])
+                        + [f"{m:.1f} ({100 * (m / means[0] - 1):+.2f} %)" for m in means]
+                        + [" / ".join(f"{seconds:.2f}" for _, seconds in scores)])
             print(rows[-1], flush=True)
     return rows, corpora, settings
 

@@ -583,10 +583,10 @@ gamma's D falls like 1/b, the normal's like 1/sqrt(b): at b = 10^4 the normal is
 (1,250 sweeps x 3 sub-iterations in the correlated model), a long one about
 {CHAIN_DRAWS:,}; the rule asks for invisibility at {RULE_DRAWS:,} draws, ten times that
 ({RULE_DRAWS / DEFAULT_CHAIN_DRAWS:.0f} times a default chain's), so that statistics
-pooled over a few cells with nearly equal (b, c) cannot see it either: D <= {INVISIBLE_FRACTION} sqrt(2/n) =
-{invisible_threshold(RULE_DRAWS):.2e} (the two-sample KS 5 % critical value is 1.36
-sqrt(2/n)) for every c of the grid and every larger b. Smallest such b of the grid:
-**{rule}** (at 10^4 / 10^5 / 10^6 draws: {per_size[10**4]} / {per_size[10**5]} /
+pooled over a few cells with nearly equal (b, c) cannot see it either:
+D <= {INVISIBLE_FRACTION} sqrt(2/n) = {invisible_threshold(RULE_DRAWS):.2e} (the two-sample KS 5 %
+critical value is 1.36 sqrt(2/n)) for every c of the grid and every larger b. Smallest such
+b of the grid: **{rule}** (at 10^4 / 10^5 / 10^6 draws: {per_size[10**4]} / {per_size[10**5]} /
 {per_size[10**6]}); the code uses `AUTO_EXACT_MAX_B = {AUTO_EXACT_MAX_B:g}`
 ({'matches' if rule == AUTO_EXACT_MAX_B else 'DIFFERS FROM'} the measurement). Above
 `EXACT_MAX_B = {EXACT_MAX_B:g}` the exact method also draws the shifted gamma (the sum would
