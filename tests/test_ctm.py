@@ -113,10 +113,7 @@ def test_stick_breaking_posterior_matches_reference_with_data():
     precision = np.linalg.inv(s2)
     x, n = 9, 12
     n_rep = 3000
-    psi = np.zeros((n_rep, 1))
-    counts = np.tile(np.array([[x, n - x]], dtype=np.int32), (n_rep, 1))
-    lengths = np.full(n_rep, n, dtype=np.int64)
-    states = make_streams(2, n_rep)
+    counts, lengths, psi, states = _replicated_documents([x, n - x], n_rep, 1, 2)
     for _ in range(30):
         stick_breaking_update(counts, lengths, psi, precision, precision @ mu, PG_EXACT, 1,
                               states, 0, n_rep)
@@ -127,6 +124,15 @@ def test_stick_breaking_posterior_matches_reference_with_data():
     cdf = np.cumsum(dens)
     cdf /= cdf[-1]
     assert stats.kstest(psi[:, 0], lambda v: np.interp(v, grid, cdf)).pvalue > 1e-3
+
+
+def _replicated_documents(counts_row, n_rep, dim, seed):
+    """``n_rep`` copies of one document's topic counts ``counts_row`` for
+    independent chains of a Gaussian update: counts (n_rep, K), lengths,
+    Gaussian vectors (n_rep, ``dim``) at 0 and one random stream per chain."""
+    counts = np.tile(np.asarray(counts_row, dtype=np.int32), (n_rep, 1))
+    lengths = counts.sum(axis=1).astype(np.int64)
+    return counts, lengths, np.zeros((n_rep, dim)), make_streams(seed, n_rep)
 
 
 def _assert_draws_follow_2d_density(draws, log_density):
@@ -158,10 +164,7 @@ def test_logistic_normal_chain_targets_the_joint_posterior():
     precision = np.linalg.inv(sigma)
     counts_row = np.array([2, 9], dtype=np.int32)
     n_rep = 4000
-    counts = np.tile(counts_row, (n_rep, 1))
-    lengths = counts.sum(axis=1).astype(np.int64)
-    eta = np.zeros((n_rep, 2))
-    states = make_streams(4, n_rep)
+    counts, lengths, eta, states = _replicated_documents(counts_row, n_rep, 2, 4)
     for _ in range(30):
         logistic_normal_update(counts, lengths, eta, mu, precision, 1, PG_EXACT, 1, states, 0,
                                n_rep)
@@ -185,10 +188,7 @@ def test_stick_breaking_chain_targets_the_joint_posterior():
     precision = np.linalg.inv(sigma)
     x = np.array([3, 7, 2], dtype=np.int32)
     n_rep = 4000
-    counts = np.tile(x, (n_rep, 1))
-    lengths = counts.sum(axis=1).astype(np.int64)
-    psi = np.zeros((n_rep, 2))
-    states = make_streams(6, n_rep)
+    counts, lengths, psi, states = _replicated_documents(x, n_rep, 2, 6)
     for _ in range(30):
         stick_breaking_update(counts, lengths, psi, precision, precision @ mu, PG_EXACT, 1,
                               states, 0, n_rep)
