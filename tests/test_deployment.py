@@ -107,15 +107,31 @@ def test_import_and_fit_on_a_read_only_install():
     assert _run(code).stdout.strip().endswith("ok")
 
 
+def _copy_package(target):
+    import shutil
+
+    shutil.copytree(os.path.join(ROOT, "sklearn_pgtm"), target / "sklearn_pgtm",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return target / "sklearn_pgtm" / "_kernels"
+
+
+def _run_in(site, code, **env):
+    """Run code on the package copied to site, numba caching next to the sources."""
+    environ = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    environ.update(env, PYTHONPATH=str(site))
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=600, env=environ, cwd=str(site))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.strip()
+
+
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
                     reason="permission bits do not bind root")
 def test_import_with_read_only_package_tree_and_home(tmp_path):
-    import shutil
     import stat
 
     target = tmp_path / "site"
-    shutil.copytree(os.path.join(ROOT, "sklearn_pgtm"), target / "sklearn_pgtm",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    _copy_package(target)
     home = tmp_path / "home"
     home.mkdir()
     for path in [home, *target.rglob("*"), target]:
@@ -126,13 +142,39 @@ def test_import_with_read_only_package_tree_and_home(tmp_path):
     sklearn_pgtm.GibbsLDA(2, max_iter=3, burn_in=2, random_state=0).fit(X)
     print("ok")
     """
-    env = {"HOME": str(home), "PYTHONPATH": str(target)}
-    env.pop("NUMBA_CACHE_DIR", None)
-    environ = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    environ.update(env)
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=600, env=environ, cwd=str(tmp_path))
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert _run_in(target, code, HOME=str(home)) == "ok"
+
+
+CACHED_KERNEL_OF_A_CONSTANT = """
+from numba import njit
+from ._config import CACHE
+from ._zz_constant import VALUE
+
+
+@njit(cache=CACHE)
+def read_value():
+    return VALUE
+"""
+
+
+def test_a_change_in_one_kernel_file_reaches_the_cached_kernels_of_another(tmp_path):
+    # Numba keys a cached kernel on its own file only: a kernel compiling in a
+    # constant of another file would load stale code after that file changed
+    # (as the correlated model's updates did after pg_draw's switch point moved).
+    kernels = _copy_package(tmp_path)
+    (kernels / "_zz_user.py").write_text(CACHED_KERNEL_OF_A_CONSTANT)
+    (kernels / "_zz_constant.py").write_text("VALUE = 1\n")
+    code = "from sklearn_pgtm._kernels._zz_user import read_value; print(read_value())"
+    assert _run_in(tmp_path, code) == "1"
+    cached = sorted(p.name for p in (kernels / "__pycache__").glob("_zz_user.*.nb[ic]"))
+    assert cached  # compiled and cached
+    index = kernels / "__pycache__" / next(n for n in cached if n.endswith(".nbi"))
+    written = index.stat().st_mtime_ns
+    assert _run_in(tmp_path, code) == "1"  # sources unchanged: the cache is kept
+    assert index.stat().st_mtime_ns == written
+
+    (kernels / "_zz_constant.py").write_text("VALUE = 2\n")
+    assert _run_in(tmp_path, code) == "2"
 
 
 def test_memory_grows_with_the_tokens_not_with_topics_times_the_longest_document():

@@ -8,8 +8,19 @@ fail ("no locator available"). The probe below asks numba's own locators
 about a function of this package; if none can write, the kernels are compiled
 in memory in every process instead, and a warning says once how to enable
 the cache.
+
+Numba keys a cached kernel on the content of its own source file only, but
+the kernels of this folder inline each other's functions and constants (the
+correlated model's updates compile ``pg_draw`` and its switch point from
+``_polyagamma.py`` into their own machine code). After an edit of one file, or
+an upgrade that changes one, the kernels of the other files would load stale
+code from the cache. One digest over every source of the folder, kept next
+to the cache, clears the folder's cached kernels when it changes.
 """
 
+import hashlib
+import os
+import tempfile
 import warnings
 
 from numba.core.caching import FunctionCache
@@ -27,7 +38,56 @@ def _cache_available():
     return True
 
 
+_FOLDER = os.path.dirname(os.path.abspath(__file__))
+_DIGEST_NAME = "sklearn_pgtm_kernels.digest"
+
+
+def _source_digest():
+    """SHA-256 over the names and contents of every module of this folder."""
+    digest = hashlib.sha256()
+    for name in sorted(os.listdir(_FOLDER)):
+        if name.endswith(".py"):
+            with open(os.path.join(_FOLDER, name), "rb") as f:
+                digest.update(name.encode() + b"\0" + f.read() + b"\0")
+    return digest.hexdigest()
+
+
+def _clear_stale_cache():
+    """Delete this folder's cached kernels if any of its sources changed."""
+    cache_dir = FunctionCache(_probe).cache_path
+    stamp = os.path.join(cache_dir, _DIGEST_NAME)
+    digest = _source_digest()
+    try:
+        with open(stamp, encoding="ascii") as f:
+            if f.read() == digest:
+                return
+    except OSError:
+        pass
+    modules = {name[:-3] for name in os.listdir(_FOLDER) if name.endswith(".py")}
+    for name in os.listdir(cache_dir):
+        if name.endswith((".nbi", ".nbc")) and name.split(".", 1)[0] in modules:
+            try:  # another process may be clearing it too
+                os.remove(os.path.join(cache_dir, name))
+            except OSError:
+                pass
+    # Written whole or not at all, so a concurrent import reads either digest.
+    fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(digest)
+        os.replace(tmp, stamp)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
 CACHE = _cache_available()
+
+if CACHE:
+    try:
+        _clear_stale_cache()
+    except OSError:  # the cache stays as numba left it; never fail the import
+        pass
 
 if not CACHE:
     warnings.warn(
