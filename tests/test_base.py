@@ -8,14 +8,19 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from sklearn_pgtm._base import (
+    averaged_sweeps,
     check_counts,
     check_nonempty_corpus,
     dirichlet_posterior,
+    initial_topics,
     posterior_mean,
     to_tokens,
     trend_z_score,
     warn_if_trending,
 )
+
+from sklearn_pgtm._chain import infer_topics
+from sklearn_pgtm._kernels._random import document_streams
 
 
 class _Dummy(BaseEstimator):
@@ -108,6 +113,26 @@ def test_dirichlet_posterior_recovers_obvious_mixtures():
                                 n_samples=50)
     np.testing.assert_array_equal(counts, again[0])
     np.testing.assert_array_equal(draws, again[1])
+
+
+def test_inference_averages_all_sweeps_but_the_first_eighth():
+    assert [averaged_sweeps(n) for n in (1, 2, 7, 8, 16, 100, 400)] == [1, 2, 7, 7, 14, 88, 350]
+    # The same sweeps replayed one by one (same streams, same start): the mean
+    # is that of sweeps 3-16 of 16, not of the second half (the rule before).
+    rng = np.random.default_rng(0)
+    phi = rng.dirichlet(np.ones(4), size=12)
+    X = check_counts(_Dummy(), rng.poisson(2.0, size=(5, 12)), reset=True)
+    doc_ptr, word_ids = to_tokens(X)
+    alpha = np.full(4, 0.3)
+    mean_counts, _ = dirichlet_posterior(doc_ptr, word_ids, word_ids, phi, alpha, 16, seed=3)
+    states = document_streams(3, doc_ptr, word_ids)
+    tokens = initial_topics(doc_ptr, word_ids, phi)
+    sweeps = []
+    for _ in range(16):
+        infer_topics(tokens, phi, states, None, alpha=alpha)
+        sweeps.append(tokens.doc_topic.copy())
+    np.testing.assert_allclose(mean_counts, np.mean(sweeps[2:], axis=0))
+    assert not np.allclose(mean_counts, np.mean(sweeps[8:], axis=0))
 
 
 def test_trend_z_score():

@@ -304,6 +304,18 @@ def test_inference_settings_are_read_at_each_call(fitted):
     assert not np.array_equal(theta, expected)
 
 
+def test_transform_averages_by_the_one_shared_rule(fitted, monkeypatch):
+    # Every model's inference averages the sweeps after the first
+    # n_infer_iter // INFER_BURN_IN_DIVISOR (one rule, in _base): changing it
+    # changes every model's transform.
+    import sklearn_pgtm._base as base
+
+    _, est = fitted
+    expected = est.transform(X[:5])
+    monkeypatch.setattr(base, "INFER_BURN_IN_DIVISOR", 2)
+    assert not np.allclose(est.transform(X[:5]), expected)
+
+
 @pytest.mark.parametrize("setting", [{"n_infer_iter": 0}, {"n_infer_iter": -1},
                                      {"n_infer_iter": 2.5}, {"n_jobs": 0}])
 def test_inference_settings_set_after_fit_are_validated_at_the_call(fitted, setting):
