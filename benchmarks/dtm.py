@@ -322,7 +322,11 @@ def tomotopy_eval(model, protocol, vocab, alpha):
 
 
 # ------------------------------------------------------------------ defaults
-def run_defaults(quick):
+def validation_split(quick):
+    """The validation split of the training paragraphs (10 % of every
+    decade's, seed 1; the held-out paragraphs are not used): ``(X, t_fit,
+    X_val, t_val, n_slices)``, counts and slice indices of the fitting and
+    validation paragraphs."""
     corpus = sotu_corpus(quick)
     decade, held = corpus["decade"], corpus["held"]
     rng = np.random.default_rng(1)
@@ -334,9 +338,13 @@ def run_defaults(quick):
     fit_mask = ~held & ~validation
     X, X_val, _ = vectorize(corpus["texts"], fit_mask, validation, corpus["min_df"])
     labels = np.unique(decade)
-    t_fit = np.searchsorted(labels, decade[fit_mask])
-    t_val = np.searchsorted(labels, decade[validation])
-    protocol = Protocol(X_val, t_val, labels.size)
+    return (X, np.searchsorted(labels, decade[fit_mask]), X_val,
+            np.searchsorted(labels, decade[validation]), labels.size)
+
+
+def run_defaults(quick):
+    X, t_fit, X_val, t_val, n_slices = validation_split(quick)
+    protocol = Protocol(X_val, t_val, n_slices)
     n_iter = 100 if not quick else 20
     base = dict(n_components=K_SOTU, max_iter=n_iter, random_state=0)
     grid = [

@@ -102,23 +102,11 @@ def topic_rows(quick):
 def dynamic_row(quick):
     """DynamicTopicModel at its defaults on the State of the Union validation
     split of benchmarks/dtm.py --part defaults."""
-    from dtm import K_SOTU, Protocol, normalized, sotu_corpus, vectorize
+    from dtm import K_SOTU, Protocol, normalized, validation_split
 
     from sklearn_pgtm import DynamicTopicModel
 
-    corpus = sotu_corpus(quick)
-    decade, held = corpus["decade"], corpus["held"]
-    rng = np.random.default_rng(1)
-    validation = np.zeros(decade.size, dtype=bool)
-    for d in np.unique(decade):
-        members = np.flatnonzero((decade == d) & ~held)
-        validation[rng.choice(members, size=int(round(0.1 * members.size)),
-                              replace=False)] = True
-    fit_mask = ~held & ~validation
-    X, X_val, _ = vectorize(corpus["texts"], fit_mask, validation, corpus["min_df"])
-    labels = np.unique(decade)
-    t_fit = np.searchsorted(labels, decade[fit_mask])
-    t_val = np.searchsorted(labels, decade[validation])
+    X, t_fit, X_val, t_val, n_slices = validation_split(quick)
     model = DynamicTopicModel(K_SOTU, random_state=0,
                               **({"max_iter": 20} if quick else {}))
     seconds = quiet_fit(model, X, t_fit)
@@ -127,7 +115,7 @@ def dynamic_row(quick):
     def score():
         values = []
         for s in SPLIT_SEEDS:
-            protocol = Protocol(X_val, t_val, labels.size, seed=s)
+            protocol = Protocol(X_val, t_val, n_slices, seed=s)
             theta = model.transform(protocol.observed, protocol.slice)
             values.append(protocol.perplexity(theta, topics)[0])
         return values
