@@ -18,7 +18,12 @@ the State of the Union validation split of ``benchmarks/dtm.py --part
 defaults`` (K = 10), document completion of the validation paragraphs, three
 halvings.
 
-Usage: python benchmarks/inference.py [--quick]
+``--part lds``: MultinomialLDS at its defaults, whose ``transform`` and
+``predict_proba`` average sweeps over the states the same way: on data drawn
+from the model the distance of ``predict_proba`` to the true probabilities,
+and on those data and the text the distance of the states to a long run.
+
+Usage: python benchmarks/inference.py [--quick] [--part {topics,lds}]
 """
 
 import argparse
@@ -50,18 +55,20 @@ MODELS = [
 ]
 
 
-def scores_by_rule(score):
-    """``score()`` (a list of perplexities, one per halving) under each
-    divisor of :data:`DIVISORS`; the package's own divisor restored after."""
-    kept = base.INFER_BURN_IN_DIVISOR
+def scores_by_rule(score, module=base):
+    """The mean of ``score()`` (a list, one value per halving or fit) under
+    each divisor of :data:`DIVISORS`, set as ``module.INFER_BURN_IN_DIVISOR``
+    (the topic models' rule in ``_base``, MultinomialLDS's in ``_lds``); the
+    package's own divisor restored after."""
+    kept = module.INFER_BURN_IN_DIVISOR
     try:
         out = {}
         for divisor in DIVISORS:
-            base.INFER_BURN_IN_DIVISOR = divisor
+            module.INFER_BURN_IN_DIVISOR = divisor
             out[divisor] = float(np.mean(score()))
         return out
     finally:
-        base.INFER_BURN_IN_DIVISOR = kept
+        module.INFER_BURN_IN_DIVISOR = kept
 
 
 def quiet_fit(model, *data):
@@ -72,10 +79,11 @@ def quiet_fit(model, *data):
     return time.perf_counter() - t0
 
 
-def row(corpus_name, model_name, n_infer_iter, seconds, means):
+def row(corpus_name, model_name, n_infer_iter, seconds, means, digits=1):
     old = means[2]
     return ([corpus_name, model_name, n_infer_iter, f"{seconds:.0f}"]
-            + [f"{means[d]:.1f}" + ("" if d == 2 else f" ({100 * (means[d] / old - 1):+.2f} %)")
+            + [f"{means[d]:.{digits}f}"
+               + ("" if d == 2 else f" ({100 * (means[d] / old - 1):+.2f} %)")
                for d in DIVISORS])
 
 
@@ -124,12 +132,94 @@ def dynamic_row(quick):
     return row(name, "DynamicTopicModel", model.n_infer_iter, seconds, scores_by_rule(score))
 
 
-def main(quick=False):
+def lds_rows(quick):
+    """MultinomialLDS at its defaults: on data drawn from the model (L = 4,
+    as in benchmarks/lds.py --parts sampling) the total-variation distance of
+    ``predict_proba`` to the true probabilities and, there and on the text,
+    the RMS distance of ``transform``'s states to a long run (400 / 200
+    sweeps, second half), relative to the states' RMS; means over the fits."""
+    from lds import simulate
+
+    import sklearn_pgtm._lds as lds_module
+    from sklearn_pgtm import MultinomialLDS
+    from sklearn_pgtm.datasets import load_wonderland
+
+    seeds = (0, 1) if quick else (0, 1, 2, 3, 4)
+    params = {"max_iter": 40} if quick else {}
+
+    def distance(states, reference):
+        return np.sqrt(np.mean((states - reference) ** 2) / np.mean(reference ** 2))
+
+    def long_run(model, X, n):
+        kept = lds_module.INFER_BURN_IN_DIVISOR
+        lds_module.INFER_BURN_IN_DIVISOR = 2
+        try:
+            return model.set_params(n_infer_iter=n).transform(X)
+        finally:
+            lds_module.INFER_BURN_IN_DIVISOR = kept
+            model.set_params(n_infer_iter=MultinomialLDS().n_infer_iter)
+
+    rows = []
+    fits = []
+    for seed in seeds:
+        X, pi, _ = simulate(seed, 300 if quick else 1000)
+        model = MultinomialLDS(4, random_state=seed, **params)
+        seconds = quiet_fit(model, X)
+        fits.append((model, X, pi, long_run(model, X, 100 if quick else 400), seconds))
+    tv = scores_by_rule(lambda: [np.abs(m.predict_proba(X) - pi).sum(axis=1).mean() / 2
+                                 for m, X, pi, _, _ in fits], lds_module)
+    states = scores_by_rule(lambda: [distance(m.transform(X), ref)
+                                     for m, X, _, ref, _ in fits], lds_module)
+    n_infer_iter = fits[0][0].n_infer_iter
+    fit_seconds = np.mean([f[-1] for f in fits])
+    n_steps = fits[0][1].shape[0]
+    name = f"drawn from the model ({len(seeds)} data sets, {n_steps:,} steps, L = 4)"
+    rows.append(row(name, "MultinomialLDS: TV to the truth", n_infer_iter, fit_seconds, tv,
+                    digits=4))
+    rows.append(row(name, "MultinomialLDS: states vs long run", n_infer_iter, fit_seconds,
+                    states, digits=4))
+    alice = load_wonderland(n_words=1000, n_tokens=3900)
+    text = []
+    for seed in seeds[:3]:
+        model = MultinomialLDS(10, random_state=seed, **params)
+        seconds = quiet_fit(model, alice.X)
+        text.append((model, long_run(model, alice.X, 50 if quick else 200), seconds))
+    states = scores_by_rule(lambda: [distance(m.transform(alice.X), ref) for m, ref, _ in text],
+                            lds_module)
+    rows.append(row("Alice in Wonderland (3,900 tokens, L = 10)",
+                    "MultinomialLDS: states vs long run", n_infer_iter,
+                    np.mean([t[-1] for t in text]), states, digits=4))
+    return rows
+
+
+def main(quick=False, part="topics"):
     t0 = time.perf_counter()
+    label = " (QUICK run: small corpora, not the measurement)" if quick else ""
+    if part == "lds":
+        rows = lds_rows(quick)
+        body = (
+            "MultinomialLDS fitted at its defaults (`random_state` = the data set's seed), "
+            "then `transform` and `predict_proba` (their default `n_infer_iter`) with the "
+            "states' sweeps averaged over all but the first n_infer_iter // divisor; "
+            "divisor 2 (the second half) is MultinomialLDS's rule, 8 the topic models' since "
+            "2026-11-29. Rows: total-variation distance of "
+            "`predict_proba` to the true category probabilities of data drawn from the "
+            "model (benchmarks/lds.py's `simulate`: two damped rotations, 20 categories, "
+            "20 counts per step), and the RMS distance of `transform`'s states to a long "
+            "inference run of the same fit, relative to the long run's RMS; means over "
+            "the fits (five data sets; Alice in Wonderland, seeds 0-2). Lower is better. "
+            + load_note() + "\n\n"
+            + markdown_table(["data", "measure", "n_infer_iter", "fit s"]
+                             + [f"divisor {d}" for d in DIVISORS], rows)
+            + f"\n\nRun time {time.perf_counter() - t0:.0f} s."
+        )
+        print(body)
+        write_section("infer_averaging_lds", "Which inference sweeps MultinomialLDS averages"
+                      + label, body)
+        return rows
     rows, corpora = topic_rows(quick)
     rows.append(dynamic_row(quick))
     print(rows[-1], flush=True)
-    label = " (QUICK run: small corpora, not the measurement)" if quick else ""
     body = (
         "Each model fitted once at its defaults (`random_state=0`), then `transform` with "
         "the proportions averaged over all but the first n_infer_iter // divisor sweeps, "
@@ -153,4 +243,8 @@ def main(quick=False):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small corpora, a smoke run")
-    main(parser.parse_args().quick)
+    parser.add_argument("--part", choices=("topics", "lds"), default="topics",
+                        help="the topic models (section infer_averaging) or MultinomialLDS "
+                             "(section infer_averaging_lds)")
+    args = parser.parse_args()
+    main(args.quick, args.part)

@@ -566,10 +566,13 @@ def present_words(word_ids, n_words):
 INFER_BURN_IN_DIVISOR = 8
 
 
-def averaged_sweeps(n_iter):
+def averaged_sweeps(n_iter, divisor=None):
     """How many of the last of ``n_iter`` inference sweeps are averaged:
-    all but the first ``n_iter // INFER_BURN_IN_DIVISOR`` (at least one)."""
-    return n_iter - n_iter // INFER_BURN_IN_DIVISOR
+    all but the first ``n_iter // divisor`` (at least one; ``divisor``
+    defaults to :data:`INFER_BURN_IN_DIVISOR`)."""
+    if divisor is None:
+        divisor = INFER_BURN_IN_DIVISOR
+    return n_iter - n_iter // divisor
 
 
 def initial_topics(doc_ptr, word_ids, phi):

@@ -497,6 +497,22 @@ def test_same_seed_same_result_for_any_n_jobs(small_fit):
     assert lds.score(X, lengths=[40, 20]) == other.score(X, lengths=[40, 20])
 
 
+def test_inference_averages_the_second_half_of_its_sweeps(small_fit, monkeypatch):
+    # Not the topic models' rule (all but the first eighth): the states start
+    # at zero (benchmarks/inference.py --part lds). The LDS reads its own
+    # divisor, and the shared one does not change it.
+    import sklearn_pgtm._base as base
+    import sklearn_pgtm._lds as lds_module
+
+    X, lds = small_fit
+    expected = lds.transform(X[:10])
+    monkeypatch.setattr(base, "INFER_BURN_IN_DIVISOR", 3)
+    np.testing.assert_array_equal(lds.transform(X[:10]), expected)
+    assert lds_module.INFER_BURN_IN_DIVISOR == 2
+    monkeypatch.setattr(lds_module, "INFER_BURN_IN_DIVISOR", 8)
+    assert not np.allclose(lds.transform(X[:10]), expected)
+
+
 def test_post_fit_methods_are_deterministic_and_well_formed(small_fit):
     X, lds = small_fit
     np.testing.assert_array_equal(lds.transform(X[:10]), lds.transform(X[:10]))
