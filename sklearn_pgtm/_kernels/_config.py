@@ -30,12 +30,12 @@ def _probe():  # a function defined in the package tree, like every kernel
     return None
 
 
-def _cache_available():
+def _cache_directory():
+    """Where numba caches this folder's kernels, or None if nowhere is writable."""
     try:
-        FunctionCache(_probe)
+        return FunctionCache(_probe).cache_path
     except RuntimeError:
-        return False
-    return True
+        return None
 
 
 _FOLDER = os.path.dirname(os.path.abspath(__file__))
@@ -52,9 +52,9 @@ def _source_digest():
     return digest.hexdigest()
 
 
-def _clear_stale_cache():
-    """Delete this folder's cached kernels if any of its sources changed."""
-    cache_dir = FunctionCache(_probe).cache_path
+def _clear_stale_cache(cache_dir):
+    """Delete the kernels cached in ``cache_dir`` if any source of this
+    folder changed since the digest there was written."""
     stamp = os.path.join(cache_dir, _DIGEST_NAME)
     digest = _source_digest()
     try:
@@ -81,11 +81,12 @@ def _clear_stale_cache():
             os.remove(tmp)
 
 
-CACHE = _cache_available()
+_CACHE_DIR = _cache_directory()
+CACHE = _CACHE_DIR is not None
 
 if CACHE:
     try:
-        _clear_stale_cache()
+        _clear_stale_cache(_CACHE_DIR)
     except OSError:  # the cache stays as numba left it; never fail the import
         pass
 
