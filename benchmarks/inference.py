@@ -192,12 +192,23 @@ def lds_rows(quick):
     return rows
 
 
+def write_rule_section(name, title, text, header, rows, t0):
+    """Section ``name``: ``text``, the machine's load, the table of ``rows``
+    (``header`` then a column per divisor) and the run time."""
+    body = (text + " " + load_note() + "\n\n"
+            + markdown_table(header + [f"divisor {d}" for d in DIVISORS], rows)
+            + f"\n\nRun time {time.perf_counter() - t0:.0f} s.")
+    print(body)
+    write_section(name, title, body)
+
+
 def main(quick=False, part="topics"):
     t0 = time.perf_counter()
     label = " (QUICK run: small corpora, not the measurement)" if quick else ""
     if part == "lds":
         rows = lds_rows(quick)
-        body = (
+        write_rule_section(
+            "infer_averaging_lds", "Which inference sweeps MultinomialLDS averages" + label,
             "MultinomialLDS fitted at its defaults (`random_state` = the data set's seed), "
             "then `transform` and `predict_proba` (their default `n_infer_iter`) with the "
             "states' sweeps averaged over all but the first n_infer_iter // divisor; "
@@ -207,20 +218,14 @@ def main(quick=False, part="topics"):
             "model (benchmarks/lds.py's `simulate`: two damped rotations, 20 categories, "
             "20 counts per step), and the RMS distance of `transform`'s states to a long "
             "inference run of the same fit, relative to the long run's RMS; means over "
-            "the fits (five data sets; Alice in Wonderland, seeds 0-2). Lower is better. "
-            + load_note() + "\n\n"
-            + markdown_table(["data", "measure", "n_infer_iter", "fit s"]
-                             + [f"divisor {d}" for d in DIVISORS], rows)
-            + f"\n\nRun time {time.perf_counter() - t0:.0f} s."
-        )
-        print(body)
-        write_section("infer_averaging_lds", "Which inference sweeps MultinomialLDS averages"
-                      + label, body)
+            "the fits (five data sets; Alice in Wonderland, seeds 0-2). Lower is better.",
+            ["data", "measure", "n_infer_iter", "fit s"], rows, t0)
         return rows
     rows, corpora = topic_rows(quick)
     rows.append(dynamic_row(quick))
     print(rows[-1], flush=True)
-    body = (
+    write_rule_section(
+        "infer_averaging", "Which inference sweeps transform averages" + label,
         "Each model fitted once at its defaults (`random_state=0`), then `transform` with "
         "the proportions averaged over all but the first n_infer_iter // divisor sweeps, "
         "at the model's default `n_infer_iter` (the same sweeps, so the same seconds, for "
@@ -229,14 +234,8 @@ def main(quick=False, part="topics"):
         "halvings of the held-out documents (split seeds 0-2); change against divisor 2. "
         "Corpora of the topic models: benchmarks/defaults.py part peers but all of 20 "
         "Newsgroups: " + "; ".join(c.describe() for c in corpora) + ". The dynamic model: "
-        "the validation paragraphs of benchmarks/dtm.py part defaults. One thread. "
-        + load_note() + "\n\n"
-        + markdown_table(["corpus", "model", "n_infer_iter", "fit s"]
-                         + [f"divisor {d}" for d in DIVISORS], rows)
-        + f"\n\nRun time {time.perf_counter() - t0:.0f} s."
-    )
-    print(body)
-    write_section("infer_averaging", "Which inference sweeps transform averages" + label, body)
+        "the validation paragraphs of benchmarks/dtm.py part defaults. One thread.",
+        ["corpus", "model", "n_infer_iter", "fit s"], rows, t0)
     return rows
 
 
