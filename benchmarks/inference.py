@@ -19,9 +19,11 @@ defaults`` (K = 10), document completion of the validation paragraphs, three
 halvings.
 
 ``--part lds``: MultinomialLDS at its defaults, whose ``transform`` and
-``predict_proba`` average sweeps over the states the same way: on data drawn
-from the model the distance of ``predict_proba`` to the true probabilities,
-and on those data and the text the distance of the states to a long run.
+``predict_proba`` average sweeps over the states by a divisor of their own
+(``sklearn_pgtm._lds.INFER_BURN_IN_DIVISOR``, 2: the second half, kept by
+this measurement): on data drawn from the model the distance of
+``predict_proba`` to the true probabilities, and on those data and the text
+the distance of the states to a long run.
 
 Usage: python benchmarks/inference.py [--quick] [--part {topics,lds}]
 """
