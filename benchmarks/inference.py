@@ -25,7 +25,12 @@ this measurement): on data drawn from the model the distance of
 ``predict_proba`` to the true probabilities, and on those data and the text
 the distance of the states to a long run.
 
-Usage: python benchmarks/inference.py [--quick] [--part {topics,lds}]
+``--part few``: with few sweeps (4 to 20, set after the fit), the second
+half against all but an eighth with and without the minimum of five sweeps
+left out (``sklearn_pgtm._base.INFER_MIN_BURN_IN``), for GibbsLDA and the
+correlated model on the comp.* groups of 20 Newsgroups.
+
+Usage: python benchmarks/inference.py [--quick] [--part {topics,few,lds}]
 """
 
 import argparse
@@ -194,6 +199,47 @@ def lds_rows(quick):
     return rows
 
 
+# Rules of part "few": (label, divisor, minimum sweeps left out).
+FEW_RULES = [("second half", 2, 0), ("all but an eighth, no minimum", 8, 0),
+             ("all but an eighth, at least 5 (the rule)", 8, 5)]
+FEW_SWEEPS = (4, 7, 10, 20)
+
+
+def few_sweeps_rows(quick):
+    """Few inference sweeps (``n_infer_iter`` set after the fit to 4 / 7 / 10
+    / 20): held-out perplexity of GibbsLDA and both links of the correlated
+    model, fitted at their defaults on the five comp.* groups, under the
+    rules of :data:`FEW_RULES` (three halvings)."""
+    from defaults import COMP_NEWS, held_out_corpus, news_subset
+
+    corpus = held_out_corpus("20NG 5 comp groups", news_subset(COMP_NEWS, 60 if quick else None),
+                             20)
+    rows = []
+    for name, factory in [MODELS[0], MODELS[2], MODELS[3]]:
+        model = factory(corpus.n_topics)
+        if quick:
+            model.set_params(max_iter=40, burn_in=20)
+        quiet_fit(model, corpus.X_train)
+        default = model.n_infer_iter
+        for n_iter in FEW_SWEEPS:
+            model.set_params(n_infer_iter=n_iter)
+            values = []
+            kept = base.INFER_BURN_IN_DIVISOR, base.INFER_MIN_BURN_IN
+            try:
+                for _, divisor, minimum in FEW_RULES:
+                    base.INFER_BURN_IN_DIVISOR, base.INFER_MIN_BURN_IN = divisor, minimum
+                    values.append(np.mean([document_completion(model, corpus.X_heldout, seed=s)
+                                           for s in SPLIT_SEEDS]))
+            finally:
+                base.INFER_BURN_IN_DIVISOR, base.INFER_MIN_BURN_IN = kept
+            rows.append([name, n_iter] + [f"{v:.1f}" + ("" if i == 0 else
+                                                        f" ({100 * (v / values[0] - 1):+.2f} %)")
+                                          for i, v in enumerate(values)])
+            print(rows[-1], flush=True)
+        model.set_params(n_infer_iter=default)
+    return rows, corpus
+
+
 def write_rule_section(name, title, text, header, rows, t0):
     """Section ``name``: ``text``, the machine's load, the table of ``rows``
     (``header`` then a column per divisor) and the run time."""
@@ -223,6 +269,21 @@ def main(quick=False, part="topics"):
             "the fits (five data sets; Alice in Wonderland, seeds 0-2). Lower is better.",
             ["data", "measure", "n_infer_iter", "fit s"], rows, t0)
         return rows
+    if part == "few":
+        rows, corpus = few_sweeps_rows(quick)
+        body = (
+            "Few inference sweeps: GibbsLDA and the correlated model (both links) fitted at "
+            "their defaults (`random_state=0`) on " + corpus.describe() + ", then "
+            "`transform` with `n_infer_iter` set after the fit to each of "
+            + " / ".join(map(str, FEW_SWEEPS)) + " and the proportions averaged by each "
+            "rule. Held-out document-completion perplexity, mean of three halvings (split "
+            "seeds 0-2); change against the second half. " + load_note() + "\n\n"
+            + markdown_table(["model", "n_infer_iter"] + [r[0] for r in FEW_RULES], rows)
+            + f"\n\nRun time {time.perf_counter() - t0:.0f} s.")
+        print(body)
+        write_section("infer_averaging_few", "Which inference sweeps transform averages, "
+                      "few sweeps" + label, body)
+        return rows
     rows, corpora = topic_rows(quick)
     rows.append(dynamic_row(quick))
     print(rows[-1], flush=True)
@@ -244,8 +305,8 @@ def main(quick=False, part="topics"):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small corpora, a smoke run")
-    parser.add_argument("--part", choices=("topics", "lds"), default="topics",
-                        help="the topic models (section infer_averaging) or MultinomialLDS "
-                             "(section infer_averaging_lds)")
+    parser.add_argument("--part", choices=("topics", "few", "lds"), default="topics",
+                        help="the topic models (section infer_averaging), few sweeps "
+                             "(infer_averaging_few) or MultinomialLDS (infer_averaging_lds)")
     args = parser.parse_args()
     main(args.quick, args.part)

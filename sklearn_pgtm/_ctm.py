@@ -353,8 +353,9 @@ class CorrelatedTopicModel(GibbsTopicModel):
     n_infer_iter : int, default=400
         Gibbs sweeps over a new document's topics and Gaussian vector (topics
         and (mu, Sigma) fixed) in :meth:`transform`; the returned proportions
-        are averaged over all of them but the first eighth (user guide
-        :ref:`infer_averaging`; until 2026-11-29 the second half, 0.06-0.42 %
+        are averaged over all of them but the first eighth, at least the
+        first five (user guide :ref:`infer_averaging`; until 2026-11-29 the
+        second half, 0.06-0.42 %
         / 0.14-0.35 % higher held-out perplexity on seven corpora with the
         logistic-normal / stick-breaking link; most of the gain of 400 sweeps
         over 100 below is their longer average: 200 sweeps averaged over all

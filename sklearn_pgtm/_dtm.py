@@ -487,8 +487,9 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     n_infer_iter : int, default=50
         Gibbs sweeps over a new document's topics (topics fixed) in
         :meth:`transform`, :meth:`score` and :meth:`perplexity`; proportions
-        are averaged over all of them but the first eighth (user guide
-        :ref:`infer_averaging`; the second half until 2026-11-29, 0.56 %
+        are averaged over all of them but the first eighth, at least the
+        first five (user guide :ref:`infer_averaging`; the second half until
+        2026-11-29, 0.56 %
         higher validation perplexity). Validation perplexity of
         ``benchmarks/dtm.py --part defaults`` (second half): 20 sweeps 1675,
         50 1645, 100 1640.
@@ -1022,8 +1023,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         -------
         doc_topic : ndarray of shape (n_samples, n_components)
             Posterior mean topic proportions (rows sum to 1), averaged over
-            ``n_infer_iter`` sweeps but the first eighth; identical on repeated
-            calls.
+            ``n_infer_iter`` sweeps but the first eighth (at least five);
+            identical on repeated calls.
         """
         return self._infer(X, times, f"{type(self).__name__}.transform")
 

@@ -168,7 +168,8 @@ class GibbsLDA(DirichletTopicModel):
     n_infer_iter : int, default=100
         Gibbs sweeps over a new document's topics (topics fixed) in
         :meth:`transform`; the proportions are averaged over all of them but
-        the first eighth (user guide :ref:`infer_averaging`; until 2026-11-29
+        the first eighth, at least the first five (user guide
+        :ref:`infer_averaging`; until 2026-11-29
         the second half, 0.03-0.31 % higher held-out perplexity on seven
         corpora, section ``infer_averaging`` of ``benchmarks/RESULTS.md``).
         The default was measured with the second half: held-out

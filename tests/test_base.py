@@ -115,24 +115,29 @@ def test_dirichlet_posterior_recovers_obvious_mixtures():
     np.testing.assert_array_equal(draws, again[1])
 
 
-def test_inference_averages_all_sweeps_but_the_first_eighth():
-    assert [averaged_sweeps(n) for n in (1, 2, 7, 8, 16, 100, 400)] == [1, 2, 7, 7, 14, 88, 350]
+def test_inference_averages_all_sweeps_but_the_first_eighth_and_at_least_five():
+    n_sweeps = (1, 2, 3, 7, 10, 16, 40, 48, 100, 400)
+    assert [averaged_sweeps(n) for n in n_sweeps] == [1, 1, 2, 4, 5, 11, 35, 42, 88, 350]
+    assert [averaged_sweeps(n, 2) for n in n_sweeps] == [n - n // 2 for n in n_sweeps]
     # The same sweeps replayed one by one (same streams, same start): the mean
-    # is that of sweeps 3-16 of 16, not of the second half (the rule before).
+    # is that of sweeps 7-48 of 48 (16: sweeps 6-16), not of the second half
+    # (the rule before).
     rng = np.random.default_rng(0)
     phi = rng.dirichlet(np.ones(4), size=12)
     X = check_counts(_Dummy(), rng.poisson(2.0, size=(5, 12)), reset=True)
     doc_ptr, word_ids = to_tokens(X)
     alpha = np.full(4, 0.3)
-    mean_counts, _ = dirichlet_posterior(doc_ptr, word_ids, word_ids, phi, alpha, 16, seed=3)
     states = document_streams(3, doc_ptr, word_ids)
     tokens = initial_topics(doc_ptr, word_ids, phi)
     sweeps = []
-    for _ in range(16):
+    for _ in range(48):
         infer_topics(tokens, phi, states, None, alpha=alpha)
         sweeps.append(tokens.doc_topic.copy())
-    np.testing.assert_allclose(mean_counts, np.mean(sweeps[2:], axis=0))
-    assert not np.allclose(mean_counts, np.mean(sweeps[8:], axis=0))
+    for n_iter, first in [(48, 6), (16, 5)]:
+        mean_counts, _ = dirichlet_posterior(doc_ptr, word_ids, word_ids, phi, alpha, n_iter,
+                                             seed=3)
+        np.testing.assert_allclose(mean_counts, np.mean(sweeps[first:n_iter], axis=0))
+        assert not np.allclose(mean_counts, np.mean(sweeps[n_iter // 2:n_iter], axis=0))
 
 
 def test_trend_z_score():
