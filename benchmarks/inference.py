@@ -50,8 +50,10 @@ from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 import sklearn_pgtm._base as base  # noqa: E402
 from sklearn_pgtm import CorrelatedTopicModel, EmpiricalBayesLDA, GibbsLDA  # noqa: E402
 
-# Divisors of the rule: the first n_infer_iter // divisor sweeps are not averaged.
+# Divisors of the rule: the first max(n_infer_iter // divisor, 5) sweeps (half of
+# them below ten) are not averaged.
 DIVISORS = (2, 4, 8, 16)
+DIVISOR_COLUMNS = [f"divisor {d}" for d in DIVISORS]
 SPLIT_SEEDS = (0, 1, 2)
 MODELS = [
     ("GibbsLDA", lambda K: GibbsLDA(K, random_state=0)),
@@ -240,11 +242,10 @@ def few_sweeps_rows(quick):
     return rows, corpus
 
 
-def write_rule_section(name, title, text, header, rows, t0):
+def write_table_section(name, title, text, header, rows, t0):
     """Section ``name``: ``text``, the machine's load, the table of ``rows``
-    (``header`` then a column per divisor) and the run time."""
-    body = (text + " " + load_note() + "\n\n"
-            + markdown_table(header + [f"divisor {d}" for d in DIVISORS], rows)
+    under ``header`` and the run time."""
+    body = (text + " " + load_note() + "\n\n" + markdown_table(header, rows)
             + f"\n\nRun time {time.perf_counter() - t0:.0f} s.")
     print(body)
     write_section(name, title, body)
@@ -255,11 +256,12 @@ def main(quick=False, part="topics"):
     label = " (QUICK run: small corpora, not the measurement)" if quick else ""
     if part == "lds":
         rows = lds_rows(quick)
-        write_rule_section(
+        write_table_section(
             "infer_averaging_lds", "Which inference sweeps MultinomialLDS averages" + label,
             "MultinomialLDS fitted at its defaults (`random_state` = the data set's seed), "
             "then `transform` and `predict_proba` (their default `n_infer_iter`) with the "
-            "states' sweeps averaged over all but the first n_infer_iter // divisor; "
+            "states' sweeps averaged over all but the first n_infer_iter // divisor (at "
+            "least five); "
             "divisor 2 (the second half) is MultinomialLDS's rule, 8 the topic models' since "
             "2026-11-29. Rows: total-variation distance of "
             "`predict_proba` to the true category probabilities of data drawn from the "
@@ -267,30 +269,29 @@ def main(quick=False, part="topics"):
             "20 counts per step), and the RMS distance of `transform`'s states to a long "
             "inference run of the same fit, relative to the long run's RMS; means over "
             "the fits (five data sets; Alice in Wonderland, seeds 0-2). Lower is better.",
-            ["data", "measure", "n_infer_iter", "fit s"], rows, t0)
+            ["data", "measure", "n_infer_iter", "fit s"] + DIVISOR_COLUMNS, rows, t0)
         return rows
     if part == "few":
         rows, corpus = few_sweeps_rows(quick)
-        body = (
+        write_table_section(
+            "infer_averaging_few", "Which inference sweeps transform averages, few sweeps"
+            + label,
             "Few inference sweeps: GibbsLDA and the correlated model (both links) fitted at "
             "their defaults (`random_state=0`) on " + corpus.describe() + ", then "
             "`transform` with `n_infer_iter` set after the fit to each of "
             + " / ".join(map(str, FEW_SWEEPS)) + " and the proportions averaged by each "
             "rule. Held-out document-completion perplexity, mean of three halvings (split "
-            "seeds 0-2); change against the second half. " + load_note() + "\n\n"
-            + markdown_table(["model", "n_infer_iter"] + [r[0] for r in FEW_RULES], rows)
-            + f"\n\nRun time {time.perf_counter() - t0:.0f} s.")
-        print(body)
-        write_section("infer_averaging_few", "Which inference sweeps transform averages, "
-                      "few sweeps" + label, body)
+            "seeds 0-2); change against the second half.",
+            ["model", "n_infer_iter"] + [r[0] for r in FEW_RULES], rows, t0)
         return rows
     rows, corpora = topic_rows(quick)
     rows.append(dynamic_row(quick))
     print(rows[-1], flush=True)
-    write_rule_section(
+    write_table_section(
         "infer_averaging", "Which inference sweeps transform averages" + label,
         "Each model fitted once at its defaults (`random_state=0`), then `transform` with "
-        "the proportions averaged over all but the first n_infer_iter // divisor sweeps, "
+        "the proportions averaged over all but the first n_infer_iter // divisor sweeps "
+        "(at least five since 2026-11-29, which changes no row of divisor 2 or 8), "
         "at the model's default `n_infer_iter` (the same sweeps, so the same seconds, for "
         "every divisor). Divisor 2 is the rule before 2026-11-29 (the second half), 8 the "
         "rule since. Held-out document-completion perplexity, mean of three random "
@@ -298,7 +299,7 @@ def main(quick=False, part="topics"):
         "Corpora of the topic models: benchmarks/defaults.py part peers but all of 20 "
         "Newsgroups: " + "; ".join(c.describe() for c in corpora) + ". The dynamic model: "
         "the validation paragraphs of benchmarks/dtm.py part defaults. One thread.",
-        ["corpus", "model", "n_infer_iter", "fit s"], rows, t0)
+        ["corpus", "model", "n_infer_iter", "fit s"] + DIVISOR_COLUMNS, rows, t0)
     return rows
 
 
