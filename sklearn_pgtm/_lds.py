@@ -107,10 +107,6 @@ _PRIOR_DYNAMICS_DIAGONAL = 0.99
 # rotations of the recovery benchmark are found with it.
 _CALIBRATION_SWEEPS = 12
 
-
-# ------------------------------------------------------------------ data
-
-
 # transform and predict_proba average the second half of their sweeps over the
 # states, not all but the first eighth as the topic models do: the states start
 # at zero, which on one-hot text they leave slowly. Measured
@@ -120,6 +116,10 @@ _CALIBRATION_SWEEPS = 12
 # drawn from the model they were 16 % closer (predict_proba 1.4 % closer to the
 # true probabilities).
 INFER_BURN_IN_DIVISOR = 2
+
+
+# ------------------------------------------------------------------ data
+
 
 class _Sequences:
     """Count rows in stick order, as the ragged arrays of :mod:`._kernels._lds`.
@@ -631,21 +631,21 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     n_infer_iter : int, default=20
         Gibbs sweeps over the states of new data (parameters fixed) in
         :meth:`transform` and :meth:`predict_proba`; the second half is
-        averaged (the topic models average all but the first eighth; from
-        the third of 20 sweeps the states of the text were 13 % further from
-        a long run, though 16 % closer on data drawn from the model:
+        averaged (the topic models average all but the first eighth; from the
+        third of 20 sweeps the states of the text were 13 % further from a
+        long run, though 16 % closer on data drawn from the model:
         ``benchmarks/inference.py --part lds``, section
-        ``infer_averaging_lds``). More sweeps only reduce the Monte Carlo error, at a cost
-        linear in their number; 20 is a compromise on time chosen before
-        the measurement ("MultinomialLDS: kept draws, inference sweeps,
-        Pólya-Gamma sampler", ``--parts sampling``). On data drawn from the
-        model (five data sets, L = 4) the smoothed probabilities' mean
-        total-variation distance to the true ones is 0.125 / 0.116 / 0.112
-        / 0.109 / 0.108 after 5 / 10 / 20 / 50 / 400 sweeps (0.16 / 0.33 /
-        0.70 / 1.34 / 11.95 s for ``transform`` and ``predict_proba``). On
+        ``infer_averaging_lds``). More sweeps only reduce the Monte Carlo
+        error, at a cost linear in their number; 20 is a compromise on time
+        chosen before the measurement ("MultinomialLDS: kept draws, inference
+        sweeps, Pólya-Gamma sampler", ``--parts sampling``). On data drawn
+        from the model (five data sets, L = 4) the smoothed probabilities'
+        mean total-variation distance to the true ones is 0.125 / 0.116 /
+        0.112 / 0.109 / 0.108 after 5 / 10 / 20 / 50 / 400 sweeps (0.16 / 0.33
+        / 0.70 / 1.34 / 11.95 s for ``transform`` and ``predict_proba``). On
         the text (3,800 one-hot rows, L = 10) the states of :meth:`transform`
-        are far noisier: their RMS distance to a 200-sweep run is 71 / 56 /
-        41 / 30% of the states' RMS after 5 / 10 / 20 / 50 sweeps; raise
+        are far noisier: their RMS distance to a 200-sweep run is 71 / 56 / 41
+        / 30% of the states' RMS after 5 / 10 / 20 / 50 sweeps; raise
         ``n_infer_iter`` when those states matter. Read at each call: set
         after :meth:`fit`, it applies from the next call.
 
