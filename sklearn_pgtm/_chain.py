@@ -199,6 +199,13 @@ class TopicChain:
         return np.bincount(self.tokens.word_ids, minlength=self.n_words)
 
     @cached_property
+    def present_words(self):
+        """The words with at least one token (sorted, int64): the only rows of
+        ``word_topic`` that ever hold counts (a vocabulary fitted on a larger
+        collection, or hashed, leaves most rows empty)."""
+        return np.flatnonzero(self.word_frequencies)
+
+    @cached_property
     def largest_word_frequency(self):
         """The largest corpus frequency of a word (bounds every topic-word count)."""
         return int(self.word_frequencies.max(initial=0))

@@ -158,16 +158,20 @@ def _count_histograms(chain, hist):
     ms, a sweep about 0.9 s."""
     n_threads = chain.n_threads
     doc_topic, word_topic = chain.tokens.doc_topic, chain.word_topic
-    if n_threads == 1 or word_topic.size < _THREADED_HISTOGRAM_CELLS:
-        count_histograms(doc_topic, word_topic, hist)
+    # The rows of words without tokens stay 0: scanning them was most of a
+    # short EmpiricalBayesLDA fit on a hashed vocabulary (7,209 of 2^20
+    # columns used, K = 20: 4.5 of 6.1 CPU seconds).
+    words = chain.present_words
+    if n_threads == 1 or words.size * word_topic.shape[1] < _THREADED_HISTOGRAM_CELLS:
+        count_histograms(doc_topic, word_topic, words, hist)
         return
     clear_word_histogram(hist)
     n_slices = n_threads - 1
-    cuts = np.linspace(0, chain.n_words, n_slices + 1).astype(np.int64)
+    cuts = np.linspace(0, words.size, n_slices + 1).astype(np.int64)
     bins = [hist.word_counts] + [np.zeros_like(hist.word_counts) for _ in range(n_slices - 1)]
     pool = thread_pool(n_threads)
     doc_side = pool.submit(count_doc_histograms, doc_topic, hist)
-    word_side = [pool.submit(count_word_histogram, word_topic, int(cuts[p]), int(cuts[p + 1]),
+    word_side = [pool.submit(count_word_histogram, word_topic, words[cuts[p]:cuts[p + 1]],
                              bins[p]) for p in range(n_slices)]
     tops = [future.result() for future in word_side]
     doc_side.result()

@@ -77,10 +77,27 @@ def _random_counts(seed, n_docs=30, n_words=25, n_topics=3):
     return doc_topic, word_topic
 
 
-def _histograms(doc_topic, word_topic):
+def _histograms(doc_topic, word_topic, words=None):
     hist = empty_histograms(doc_topic.sum(axis=1), doc_topic.shape[1], word_topic.max())
-    count_histograms(doc_topic, word_topic, hist)
+    if words is None:
+        words = np.arange(word_topic.shape[0])
+    count_histograms(doc_topic, word_topic, words, hist)
     return hist
+
+
+def test_word_histogram_over_the_present_words_is_the_full_one():
+    # The rows of words without tokens are 0: counting the others only (as
+    # the chains do) gives the histogram of the full matrix.
+    doc_topic, word_topic = _random_counts(0, 30, 40, 5)
+    wide = np.zeros((400, 5), dtype=np.int32)
+    wide[::10] = word_topic
+    present = np.flatnonzero(wide.sum(axis=1))
+    full, sparse = _histograms(doc_topic, wide), _histograms(doc_topic, wide, present)
+    top = full.word_top[0]
+    assert top == sparse.word_top[0] == word_topic.max()
+    np.testing.assert_array_equal(full.word_counts[:top + 1], sparse.word_counts[:top + 1])
+    np.testing.assert_array_equal(full.word_counts[1:top + 1],
+                                  np.bincount(word_topic.ravel(), minlength=top + 1)[1:])
 
 
 def _log_joint_reference(doc_topic, word_topic, alpha, beta):

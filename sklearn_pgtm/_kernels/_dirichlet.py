@@ -154,14 +154,15 @@ def gamma_draw(state, shape, rate):
 
 
 @njit(cache=CACHE, nogil=True)
-def count_histograms(doc_topic, word_topic, hist):
+def count_histograms(doc_topic, word_topic, words, hist):
     """Fill ``hist`` (a :class:`CountHistograms`) from the count matrices
     in this thread (a threaded fit runs the document side and slices of the
-    word side on its threads: ``sklearn_pgtm._priors._count_histograms``)."""
+    word side on its threads: ``sklearn_pgtm._priors._count_histograms``).
+    ``words``: the rows of ``word_topic`` that can hold counts (the others
+    are 0 and add nothing)."""
     count_doc_histograms(doc_topic, hist)
     clear_word_histogram(hist)
-    hist.word_top[0] = count_word_histogram(word_topic, 0, word_topic.shape[0],
-                                            hist.word_counts)
+    hist.word_top[0] = count_word_histogram(word_topic, words, hist.word_counts)
 
 
 @njit(cache=CACHE, nogil=True)
@@ -200,11 +201,11 @@ def clear_word_histogram(hist):
 
 
 @njit(cache=CACHE, nogil=True)
-def count_word_histogram(word_topic, lo, hi, word_counts):
-    """Add to ``word_counts[c]`` the cells of words ``lo:hi`` with count
+def count_word_histogram(word_topic, words, word_counts):
+    """Add to ``word_counts[c]`` the cells of the rows ``words`` with count
     ``c > 0``; returns their largest count (0 if none)."""
     top = 0
-    for v in range(lo, hi):
+    for v in words:
         for t in range(word_topic.shape[1]):
             c = word_topic[v, t]
             if c > 0:
