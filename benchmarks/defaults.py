@@ -1232,6 +1232,9 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
                       "auto priors" + label, "\n".join(body))
     if part == "unseen":
         corpora = validation_corpora(quick)
+        if only:
+            corpora = [c for c in corpora if any(name in c.name for name in only)]
+            label += f" (partial run: {', '.join(c.name for c in corpora)} only)"
         chosen = unseen_models
         if models:
             label += f" (partial run: models {', '.join(models)} only)"
@@ -1255,7 +1258,8 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
             body.append(f"- {name}: beats the best peer on {won} / {total} corpora")
             out[f"{name} unseen wins"] = f"{won}/{total}"
         write_section("defaults_unseen" + ("_models_" + _section_suffix(models) if models
-                                           else ""),
+                                           else "")
+                      + ("_corpora_" + _section_suffix(only) if only else ""),
                       "Every topic model at its defaults on corpora no "
                       "default was chosen on" + label, "\n".join(body))
     if part == "eblda":
@@ -1275,9 +1279,11 @@ if __name__ == "__main__":
                                  "eblda", "all"),
                         default="all")
     parser.add_argument("--corpora", nargs="+", metavar="NAME",
-                        help="peers table on the corpora whose name contains one of these "
-                             "(written to its own section, defaults_peers_partial, or with "
-                             "several seeds defaults_peers_seeds_<the names>)")
+                        help="peers and unseen tables on the corpora whose name contains "
+                             "one of these (written to their own sections: "
+                             "defaults_peers_partial, with several seeds "
+                             "defaults_peers_seeds_<the names>, "
+                             "defaults_unseen[_models_...]_corpora_<the names>)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[SEED],
                         help="peers and lda tables: fit every model with each of these "
                              "random states and report the means (default: 0)")
