@@ -1,8 +1,8 @@
 """Token-sweeps per second of CorrelatedTopicModel at its defaults against
 tomotopy's CTModel, one thread each, on the real corpora of
 benchmarks/defaults.py and on the State of the Union cut into very short
-(sentences), short (paragraphs) and long (whole addresses) documents (issue 12: at least 5x on
-every one, short and long documents).
+(sentences), short (paragraphs) and long (whole addresses) documents (issue
+12: at least 5x on every one, short and long documents).
 
 Ours: the whole default fit (``CorrelatedTopicModel(n_components=20,
 random_state=0)``, both links: the factorized start and all of its max_iter
@@ -60,6 +60,7 @@ from _results import markdown_table, write_section  # noqa: E402
 from defaults import (  # noqa: E402
     SEED,
     SMALL_NEWS,
+    corpora_named,
     held_out_corpus,
     news_subset,
     sotu_counts,
@@ -113,7 +114,7 @@ def main(quick=False, only=None):
     warnings.simplefilter("ignore", ConvergenceWarning)
     corpora = [c for c in topic_corpora(quick) if "drawn" not in c.name] + length_corpora()
     if only:
-        corpora = [c for c in corpora if any(name in c.name for name in only)]
+        corpora = corpora_named(corpora, only)
     if quick:
         for c in corpora:
             c.X_train = c.X_train[:100]

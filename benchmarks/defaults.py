@@ -275,6 +275,11 @@ def sotu_counts(unit):
     return CountVectorizer(stop_words="english", min_df=2).fit_transform(texts)
 
 
+def corpora_named(corpora, names):
+    """The corpora whose name contains one of ``names`` (``--corpora``)."""
+    return [c for c in corpora if any(name in c.name for name in names)]
+
+
 def validation_corpora(quick):
     """Corpora that the peers table does not use, on which the defaults are
     checked as well (other sources, document lengths, K): GibbsLDA's in part
@@ -1121,7 +1126,7 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
         corpora = topic_corpora(quick)
         if only:
             # A partial table: its own section, so it never stands in for the full run.
-            corpora = [c for c in corpora if any(name in c.name for name in only)]
+            corpora = corpora_named(corpora, only)
             label += f" (partial run: {', '.join(c.name for c in corpora)} only)"
         if models:
             label += f" (partial run: models {', '.join(models)} only)"
@@ -1233,7 +1238,7 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
     if part == "unseen":
         corpora = validation_corpora(quick)
         if only:
-            corpora = [c for c in corpora if any(name in c.name for name in only)]
+            corpora = corpora_named(corpora, only)
             label += f" (partial run: {', '.join(c.name for c in corpora)} only)"
         chosen = unseen_models
         if models:
