@@ -19,9 +19,9 @@ measurement that sets the switch point of ``pg_method="auto"``.
    twice the resolution), on a grid of b in 1 .. 10^4 and |c| in 0 .. 200
    (PG(b, c) = PG(b, -c)).
 6. Two-sample KS tests of shifted-gamma draws against exact draws at the
-   sample sizes of a chain and of the rule (10^4 and 10^5 draws per (b, c) cell),
-   repeated,
-   with the rejection rate at the 5 % level and the mean and variance errors.
+   sample sizes of a chain and of the rule (10^4 and 10^5 draws per (b, c)
+   cell), repeated, with the rejection rate at the 5 % level and the mean and
+   variance errors.
 7. The rule (the switch point of ``auto``) derived from 5 and checked against
    the constant in the code, and its cost on the cells of a real corpus.
 

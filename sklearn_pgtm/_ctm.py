@@ -214,23 +214,23 @@ class CorrelatedTopicModel(GibbsTopicModel):
 
     pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="auto"
         Pólya-Gamma sampler of the augmentation variables (see
-        :mod:`sklearn_pgtm.polyagamma`). Their ``b`` is the document's
-        length (logistic normal) or its tokens left along the stick (stick
-        breaking); ``"auto"`` draws exactly below ``b = 5`` and the
-        three-moment shifted gamma from there on. The switch point is
-        measured (``benchmarks/pg_samplers.py``, section pg_samplers of
+        :mod:`sklearn_pgtm.polyagamma`). Their ``b`` is the document's length
+        (logistic normal) or its tokens left along the stick (stick breaking);
+        ``"auto"`` draws exactly below ``b = 5`` and the three-moment shifted
+        gamma from there on. The switch point is measured
+        (``benchmarks/pg_samplers.py``, section pg_samplers of
         ``benchmarks/RESULTS.md``): from ``b = 5`` on the approximation's
         Kolmogorov distance is below half the 5 % critical value of a
         two-sample test at 10^5 draws, 27 times the draws per cell of a
-        default fit (1,250 sweeps x 3 sub-iterations), and tests at 10^4
-        draws reject at the nominal rate. On the embedded demo corpus (K =
-        20) a draw costs 68 / 103 ns (logistic normal / stick breaking, with
-        the switch at 14) against 6.0 / 3.4 µs for ``"exact"``, whose cost
-        grows with ``b`` (about 40 ns per unit). The switch was 14 (the same
-        rule at 10^6 draws) until 2026-11-29; on documents of 5-13 tokens
-        every draw of the logistic-normal link was then exact and its fit
-        took 4.4 times as long (4,000 20 Newsgroups messages cut to 8-12
-        tokens, K = 20: 19.5 against 4.4 s of CPU for 250 sweeps). If the chain diverges with an
+        default fit (1,250 sweeps x 3 sub-iterations), and tests at 10^4 draws
+        reject at the nominal rate. On the embedded demo corpus (K = 20) a
+        draw costs 68 / 103 ns (logistic normal / stick breaking, with the
+        switch at 14) against 6.0 / 3.4 µs for ``"exact"``, whose cost grows
+        with ``b`` (about 40 ns per unit). The switch was 14 (the same rule at
+        10^6 draws) until 2026-11-29; on documents of 5-13 tokens every draw
+        of the logistic-normal link was then exact and its fit took 4.4 times
+        as long (4,000 20 Newsgroups messages cut to 8-12 tokens, K = 20: 19.5
+        against 4.4 s of CPU for 250 sweeps). If the chain diverges with an
         approximate sampler, fitting stops with a
         :class:`~sklearn_pgtm.exceptions.ChainDivergenceError` naming it.
 
@@ -353,29 +353,28 @@ class CorrelatedTopicModel(GibbsTopicModel):
     n_infer_iter : int, default=400
         Gibbs sweeps over a new document's topics and Gaussian vector (topics
         and (mu, Sigma) fixed) in :meth:`transform`; the returned proportions
-        are averaged over all of them but the first eighth, at least the
-        first five (user guide :ref:`infer_averaging`; until 2026-11-29 the
-        second half, 0.06-0.42 %
-        / 0.14-0.35 % higher held-out perplexity on seven corpora with the
-        logistic-normal / stick-breaking link; most of the gain of 400 sweeps
-        over 100 below is their longer average: 200 sweeps averaged over all
-        but the first eighth came within 0.1 % of 400 over the second half on
-        the comp.* groups, side measurement). Measured with the second half,
-        on the seven corpora of ``benchmarks/defaults.py --part peers`` but
-        all of 20 Newsgroups (fits at the defaults, held-out
-        document-completion perplexity, two halvings;
+        are averaged over all of them but the first eighth, at least the first
+        five (user guide :ref:`infer_averaging`; until 2026-11-29 the second
+        half, 0.06-0.42 % / 0.14-0.35 % higher held-out perplexity on seven
+        corpora with the logistic-normal / stick-breaking link; most of the
+        gain of 400 sweeps over 100 below is their longer average: 200 sweeps
+        averaged over all but the first eighth came within 0.1 % of 400 over
+        the second half on the comp.* groups, side measurement). Measured with
+        the second half, on the seven corpora of ``benchmarks/defaults.py
+        --part peers`` but all of 20 Newsgroups (fits at the defaults,
+        held-out document-completion perplexity, two halvings;
         ``benchmarks/ctm_settings.py --part infer``, section ctm_infer_iter),
         200 / 400 sweeps changed it by -0.80 to +0.20 % / -1.25 to +0.50 %
-        (logistic normal; 400 lower on six corpora of seven, the 432 short
-        20 Newsgroups messages +0.50 %) and -0.31 to -0.67 % / -0.53 to
-        -1.53 % (stick breaking, lower on all seven); 1,000 sweeps moved AP
-        at K = 3 no further than 400 (side measurement). The transform of
-        the held-out documents took 0.06-0.35 s with 100 sweeps and
-        0.16-1.41 s with 400 (about 4 ms per document of the comp.* groups,
-        logistic normal). Before that (five comp.* groups, K = 20,
-        benchmarks/ctm_settings.py): 1057.9 / 1047.5 / 1040.2 with 10 / 30 /
-        100 sweeps (logistic normal) and 1083.8 / 1059.7 / 1044.9 (stick
-        breaking). tomotopy's inference runs 100 iterations.
+        (logistic normal; 400 lower on six corpora of seven, the 432 short 20
+        Newsgroups messages +0.50 %) and -0.31 to -0.67 % / -0.53 to -1.53 %
+        (stick breaking, lower on all seven); 1,000 sweeps moved AP at K = 3
+        no further than 400 (side measurement). The transform of the held-out
+        documents took 0.06-0.35 s with 100 sweeps and 0.16-1.41 s with 400
+        (about 4 ms per document of the comp.* groups, logistic normal).
+        Before that (five comp.* groups, K = 20, benchmarks/ctm_settings.py):
+        1057.9 / 1047.5 / 1040.2 with 10 / 30 / 100 sweeps (logistic normal)
+        and 1083.8 / 1059.7 / 1044.9 (stick breaking). tomotopy's inference
+        runs 100 iterations.
 
     warm_start : bool, default=False
         Keep the chain after :meth:`fit` and, on the next call with the same
