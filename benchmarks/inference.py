@@ -30,7 +30,14 @@ half against all but an eighth with and without the minimum of five sweeps
 left out (``sklearn_pgtm._base.INFER_MIN_BURN_IN``), for GibbsLDA and the
 correlated model on the comp.* groups of 20 Newsgroups.
 
-Usage: python benchmarks/inference.py [--quick] [--part {topics,few,lds}]
+``--part sweeps``: how many sweeps, averaged by today's rule. Each topic
+model fitted at its defaults on the corpora of part ``topics``, then
+``transform`` with ``n_infer_iter`` set after the fit to each of
+:data:`SWEEP_GRID` (the dynamic model on its validation split): held-out
+perplexity (three halvings) and seconds per ``transform``; the defaults of
+``n_infer_iter`` cite it.
+
+Usage: python benchmarks/inference.py [--quick] [--part {topics,few,lds,sweeps}]
 """
 
 import argparse
@@ -96,19 +103,30 @@ def row(corpus_name, model_name, n_infer_iter, seconds, means, digits=1):
                for d in DIVISORS])
 
 
-def topic_rows(quick):
+def averaging_corpora(quick):
+    """The corpora of benchmarks/defaults.py part peers but all of 20 Newsgroups."""
     from defaults import topic_corpora
 
-    corpora = [c for c in topic_corpora(quick) if "20NG all" not in c.name]
+    return [c for c in topic_corpora(quick) if "20NG all" not in c.name]
+
+
+def fitted(name, factory, corpus, quick):
+    """``(model, fit seconds)``: model ``name`` of :data:`MODELS` fitted at its
+    defaults to ``corpus`` (short chains with ``quick``)."""
+    model = factory(corpus.n_topics)
+    if quick:
+        model.set_params(**({"n_samples": 20, "burn_in": 10, "n_final_iter": 20}
+                            if name == "EmpiricalBayesLDA"
+                            else {"max_iter": 40, "burn_in": 20}))
+    return model, quiet_fit(model, corpus.X_train)
+
+
+def topic_rows(quick):
+    corpora = averaging_corpora(quick)
     rows = []
     for corpus in corpora:
         for name, factory in MODELS:
-            model = factory(corpus.n_topics)
-            if quick:
-                model.set_params(**({"n_samples": 20, "burn_in": 10, "n_final_iter": 20}
-                                    if name == "EmpiricalBayesLDA"
-                                    else {"max_iter": 40, "burn_in": 20}))
-            seconds = quiet_fit(model, corpus.X_train)
+            model, seconds = fitted(name, factory, corpus, quick)
             means = scores_by_rule(lambda: [document_completion(model, corpus.X_heldout, seed=s)
                                             for s in SPLIT_SEEDS])
             rows.append(row(corpus.name, name, model.n_infer_iter, seconds, means))
@@ -116,9 +134,11 @@ def topic_rows(quick):
     return rows, corpora
 
 
-def dynamic_row(quick):
-    """DynamicTopicModel at its defaults on the State of the Union validation
-    split of benchmarks/dtm.py --part defaults."""
+def dynamic_fit(quick):
+    """DynamicTopicModel fitted at its defaults on the State of the Union
+    validation split of benchmarks/dtm.py --part defaults: ``(corpus name,
+    model, fit seconds, score)``, ``score()`` the validation perplexity of
+    each halving."""
     from dtm import K_SOTU, Protocol, normalized, validation_split
 
     from sklearn_pgtm import DynamicTopicModel
@@ -138,6 +158,12 @@ def dynamic_row(quick):
         return values
 
     name = f"State of the Union validation split ({X.shape[0]} paragraphs, K = {K_SOTU})"
+    return name, model, seconds, score
+
+
+def dynamic_row(quick):
+    """DynamicTopicModel's row of part ``topics``."""
+    name, model, seconds, score = dynamic_fit(quick)
     return row(name, "DynamicTopicModel", model.n_infer_iter, seconds, scores_by_rule(score))
 
 
@@ -242,6 +268,55 @@ def few_sweeps_rows(quick):
     return rows, corpus
 
 
+# Part "sweeps": the n_infer_iter values set after each fit.
+SWEEP_GRID = (25, 50, 100, 200, 400)
+
+
+def timed_scores(score):
+    """``(mean of score(), seconds per value)``; ``score()`` returns a list."""
+    t0 = time.perf_counter()
+    values = score()
+    return float(np.mean(values)), (time.perf_counter() - t0) / len(values)
+
+
+def sweep_row(corpus_name, model_name, model, seconds, score):
+    """One row of part "sweeps": ``score()`` (a list over the halvings) with
+    ``n_infer_iter`` set to each of :data:`SWEEP_GRID`, its change against the
+    model's default and the seconds per value; the default restored after."""
+    default = model.n_infer_iter
+    try:
+        results = {}
+        for n_iter in SWEEP_GRID:
+            model.set_params(n_infer_iter=n_iter)
+            results[n_iter] = timed_scores(score)
+    finally:
+        model.set_params(n_infer_iter=default)
+    ref = results[default][0] if default in results else results[SWEEP_GRID[0]][0]
+    cells = [f"{m:.1f} ({100 * (m / ref - 1):+.2f} %)" for m, _ in results.values()]
+    seconds_cell = " / ".join(f"{s:.2f}" for _, s in results.values())
+    return [corpus_name, model_name, default, f"{seconds:.0f}"] + cells + [seconds_cell]
+
+
+def sweep_rows(quick):
+    """Part "sweeps": every topic model at its defaults on the corpora of part
+    ``topics`` and DynamicTopicModel on its validation split, scored at each
+    ``n_infer_iter`` of :data:`SWEEP_GRID`."""
+    corpora = averaging_corpora(quick)
+    rows = []
+    for corpus in corpora:
+        for name, factory in MODELS:
+            model, seconds = fitted(name, factory, corpus, quick)
+            rows.append(sweep_row(
+                corpus.name, name, model, seconds,
+                lambda: [document_completion(model, corpus.X_heldout, seed=s)
+                         for s in SPLIT_SEEDS]))
+            print(rows[-1], flush=True)
+    name, model, seconds, score = dynamic_fit(quick)
+    rows.append(sweep_row(name, "DynamicTopicModel", model, seconds, score))
+    print(rows[-1], flush=True)
+    return rows, corpora
+
+
 def write_table_section(name, title, text, header, rows, t0):
     """Section ``name``: ``text``, the machine's load, the table of ``rows``
     under ``header`` and the run time."""
@@ -270,6 +345,26 @@ def main(quick=False, part="topics"):
             "inference run of the same fit, relative to the long run's RMS; means over "
             "the fits (five data sets; Alice in Wonderland, seeds 0-2). Lower is better.",
             ["data", "measure", "n_infer_iter", "fit s"] + DIVISOR_COLUMNS, rows, t0)
+        return rows
+    if part == "sweeps":
+        rows, corpora = sweep_rows(quick)
+        write_table_section(
+            "infer_sweeps", "How many sweeps transform runs, averaged by today's rule"
+            + label,
+            "Each model fitted once at its defaults (`random_state=0`), then `transform` "
+            "with `n_infer_iter` set after the fit to each of "
+            + " / ".join(map(str, SWEEP_GRID)) + " and the proportions averaged over all "
+            "but the first n_infer_iter // 8 sweeps (at least five; the rule since "
+            "2026-11-29). Held-out document-completion perplexity, mean of three random "
+            "halvings of the held-out documents (split seeds 0-2), and its change against "
+            "the model's default `n_infer_iter` (column default); seconds per `transform` "
+            "(one halving, the perplexity included), in the order of the columns. "
+            "Corpora of the topic models: benchmarks/defaults.py part peers but all of 20 "
+            "Newsgroups: " + "; ".join(c.describe() for c in corpora) + ". The dynamic "
+            "model: the validation paragraphs of benchmarks/dtm.py part defaults. One "
+            "thread.",
+            ["corpus", "model", "default", "fit s"]
+            + [f"n_infer_iter={n}" for n in SWEEP_GRID] + ["transform s"], rows, t0)
         return rows
     if part == "few":
         rows, corpus = few_sweeps_rows(quick)
@@ -306,8 +401,9 @@ def main(quick=False, part="topics"):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small corpora, a smoke run")
-    parser.add_argument("--part", choices=("topics", "few", "lds"), default="topics",
+    parser.add_argument("--part", choices=("topics", "few", "lds", "sweeps"), default="topics",
                         help="the topic models (section infer_averaging), few sweeps "
-                             "(infer_averaging_few) or MultinomialLDS (infer_averaging_lds)")
+                             "(infer_averaging_few), MultinomialLDS (infer_averaging_lds) "
+                             "or the number of sweeps (infer_sweeps)")
     args = parser.parse_args()
     main(args.quick, args.part)
