@@ -356,13 +356,17 @@ class CorrelatedTopicModel(GibbsTopicModel):
         are averaged over all of them but the first eighth, at least the first
         five (user guide :ref:`infer_averaging`; until 2026-11-29 the second
         half, 0.06-0.42 % / 0.14-0.35 % higher held-out perplexity on seven
-        corpora with the logistic-normal / stick-breaking link; most of the
-        gain of 400 sweeps over 100 below is their longer average: 200 sweeps
-        averaged over all but the first eighth came within 0.1 % of 400 over
-        the second half on the comp.* groups, side measurement). Measured with
-        the second half, on the seven corpora of ``benchmarks/defaults.py
-        --part peers`` but all of 20 Newsgroups (fits at the defaults,
-        held-out document-completion perplexity, two halvings;
+        corpora with the logistic-normal / stick-breaking link). Averaged
+        that way, on the seven corpora of the peers table (fits at the
+        defaults, three halvings; ``benchmarks/inference.py --part sweeps``,
+        section ``infer_sweeps``), 400 sweeps were below 200 by 0.05-0.22 %
+        (logistic normal; the 432 short 20 Newsgroups messages +0.10 %) and
+        0.08-0.39 % (stick breaking, all seven), and below 100 by 0.08-0.57
+        % and 0.46-0.94 %, for 0.13-1.04 s per transform of the 48-351
+        held-out documents (twice the time of 200): unlike the LDA models'
+        inference (:class:`GibbsLDA`, 100 sweeps), whose gains past 100 are
+        0.03-0.12 %, the Gaussian vector's single-site updates still gain
+        there. Earlier, with the second half averaged (two halvings;
         ``benchmarks/ctm_settings.py --part infer``, section ctm_infer_iter),
         200 / 400 sweeps changed it by -0.80 to +0.20 % / -1.25 to +0.50 %
         (logistic normal; 400 lower on six corpora of seven, the 432 short 20

@@ -484,15 +484,19 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         predicted as well (``benchmarks/dtm.py --part defaults``: 1648
         against 1645), so the restarts are a guard, not a gain there.
 
-    n_infer_iter : int, default=50
+    n_infer_iter : int, default=100
         Gibbs sweeps over a new document's topics (topics fixed) in
         :meth:`transform`, :meth:`score` and :meth:`perplexity`; proportions
         are averaged over all of them but the first eighth, at least the
         first five (user guide :ref:`infer_averaging`; the second half until
-        2026-11-29, 0.56 %
-        higher validation perplexity). Validation perplexity of
-        ``benchmarks/dtm.py --part defaults`` (second half): 20 sweeps 1675,
-        50 1645, 100 1640.
+        2026-11-29, 0.56 % higher validation perplexity). On the State of
+        the Union validation split of ``benchmarks/dtm.py --part defaults``
+        (three halvings; ``benchmarks/inference.py --part sweeps``, section
+        ``infer_sweeps``) 25 / 50 / 100 / 200 / 400 sweeps gave 1637.5 /
+        1624.9 / 1619.8 / 1616.4 / 1614.9, for 0.05 / 0.08 / 0.13 / 0.23 /
+        0.44 s per transform: 100 (:class:`GibbsLDA`'s default, 50 until
+        2026-11-30) takes half of what 400 gains over 50 at under a third of
+        its time.
 
     pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="gaussian"
         Pólya-Gamma sampler of the augmentation variables (see
@@ -634,7 +638,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         max_iter=200,
         warm_start_iter=200,
         n_init=8,
-        n_infer_iter=50,
+        n_infer_iter=100,
         pg_method="gaussian",
         pg_terms=8,
         random_state=None,

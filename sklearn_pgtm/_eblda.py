@@ -395,22 +395,19 @@ class EmpiricalBayesLDA(GibbsLDA):
         ``1 / n_components``. Measured with ``doc_topic_prior`` (the same
         starting value for both).
 
-    n_infer_iter : int, default=50
+    n_infer_iter : int, default=100
         Gibbs sweeps used by :meth:`transform` to infer document topics
         with the topics fixed, averaged over all of them but the first
         eighth, at least the first five (user guide :ref:`infer_averaging`;
-        the second half until
-        2026-11-29, 0.06-0.45 % higher held-out perplexity on seven corpora).
-        Measured with the second half, held-out document-completion perplexity of
-        three fits at the defaults, relative to 50 sweeps, as
-        ``n_infer_iter`` goes 10 / 20 / 50 / 100 / 200 (section
-        ``eblda_defaults_infer``, the command of ``n_samples``): +0.78 /
-        +0.40 / 0 / -0.28 / -0.41 % on the demo corpus (857 training and
-        570 test documents, K = 10; every fit the same way), +0.46 / +0.30
-        / 0 / -0.01 / -0.11 % on 1,000 documents drawn from LDA (K = 5),
-        for 0.13 / 0.13 / 0.25 / 0.49 / 1.01 s on the 570 test documents:
-        50 sweeps take about two thirds or more of the gain of 200 over 10, at a
-        quarter of their time.
+        the second half until 2026-11-29, 0.06-0.45 % higher held-out
+        perplexity on seven corpora). :class:`GibbsLDA`'s default, the same
+        inference: on the seven corpora of the peers table (fits at the
+        defaults, held-out document-completion perplexity, three halvings;
+        ``benchmarks/inference.py --part sweeps``, section ``infer_sweeps``)
+        100 sweeps lowered the perplexity against 50 (the default until
+        2026-11-30) by 0.09-0.23 % on every corpus, 200 / 400 by a further
+        0.03-0.13 / 0.04-0.25 %, for a transform of 0.03-0.10 s of the
+        48-351 held-out documents at 100 (twice that at 200).
 
     n_jobs : int, default=None
         Threads of the topic sweep and of inference (user guide,
@@ -598,7 +595,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         hyperprior=(1.0, 0.01),
         doc_topic_prior=None,
         topic_word_prior=None,
-        n_infer_iter=50,
+        n_infer_iter=100,
         n_jobs=None,
         random_state=None,
         verbose=0,

@@ -172,15 +172,15 @@ class GibbsLDA(DirichletTopicModel):
         :ref:`infer_averaging`; until 2026-11-29
         the second half, 0.03-0.31 % higher held-out perplexity on seven
         corpora, section ``infer_averaging`` of ``benchmarks/RESULTS.md``).
-        The default was measured with the second half: held-out
-        document-completion perplexity of one fit at the other defaults (K =
-        20), as ``n_infer_iter`` goes 10 / 25 / 50 / 100 / 200, was 2047 /
-        2021 / 2023 / 2006 / 1999 on 480 20 Newsgroups messages, 2498 / 2492 /
-        2487 / 2476 / 2467 on AP and 296.5 / 295.5 / 294.5 / 294.3 / 293.9 on
-        2,000 documents drawn from LDA (``benchmarks/defaults.py`` corpora):
-        100 sweeps take most of the gain at half the cost of 200, and
-        inference stays cheap next to the fit (0.3 s for 225 AP documents,
-        against about 60 s for the fit).
+        On the seven corpora of the peers table (fits at the defaults,
+        held-out document-completion perplexity, three halvings;
+        ``benchmarks/inference.py --part sweeps``, section ``infer_sweeps``)
+        100 sweeps were 0.04-0.18 % below 50 and 200 / 400 another 0.03-0.12
+        / 0.05-0.20 % below 100, at twice / four times the 0.01-0.15 s of a
+        transform of the 48-351 held-out documents: 100 takes most of the
+        gain, and inference stays cheap next to the fit (7-25 s there). With
+        the second half averaged, AP had given 2487 / 2476 / 2467 at 50 / 100
+        / 200 sweeps.
 
     split_merge : bool, default=True
         Split-merge moves during the first half of the burn-in: every 25
