@@ -14,33 +14,12 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _corpora import DATA, ap  # noqa: E402
 from _results import markdown_table, write_section  # noqa: E402
-
-AP = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ap"
-
-
-def load_ap():
-    vocab = (AP / "vocab.txt").read_text().split()
-    rows, cols, vals = [], [], []
-    n_docs = 0
-    for line in (AP / "ap.dat").read_text().splitlines():
-        parts = line.split()
-        if not parts:
-            continue
-        for item in parts[1:]:
-            w, c = item.split(":")
-            rows.append(n_docs)
-            cols.append(int(w))
-            vals.append(int(c))
-        n_docs += 1
-    X = sp.csr_matrix((vals, (rows, cols)), shape=(n_docs, len(vocab)), dtype=np.int64)
-    return X, np.array(vocab)
 
 
 def word_lists(X, vocab):
@@ -151,10 +130,10 @@ def throughput(X, vocab, K, iters):
 
 
 def main(quick=False):
-    if not AP.exists():
-        print("AP data not found at", AP)
+    if not (DATA / "ap").exists():
+        print("AP data not found at", DATA / "ap")
         return
-    X, vocab = load_ap()
+    X, vocab = ap()
     if quick:
         X = X[:800]
     rng = np.random.RandomState(0)
