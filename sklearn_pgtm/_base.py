@@ -40,7 +40,7 @@ from sklearn.utils._param_validation import Interval, validate_parameter_constra
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from ._chain import infer_topics
-from ._kernels._counts import transposed_mean
+from ._kernels._counts import add_word_rows, transposed_mean
 from ._kernels._likelihood import log_predictive
 from ._kernels._random import dirichlet_rows, document_streams, seed_from
 from ._kernels._sweeps import TokenTopics
@@ -400,6 +400,11 @@ class GibbsRun:
         The sum is int32, half of float64's memory (288 MiB against 576 MiB
         at K = 1000 on all of 20 Newsgroups), until ``n_kept + 1`` times the
         largest word frequency could exceed int32; then it moves to int64.
+        Only the rows of the words with tokens are added (the others stay 0):
+        with a vocabulary fitted on a larger collection, or hashed, most rows
+        are empty (400 messages' 5,177 words over 2^20 hashed columns, K =
+        20: 7 ms per kept sweep over every row, 1.10 s of a 2.8 s fit of 150
+        kept sweeps).
         """
         if self.word_topic_sum is None:
             self.word_topic_sum = np.zeros(self.chain.word_topic.shape, dtype=np.int32)
@@ -408,9 +413,10 @@ class GibbsRun:
                 > np.iinfo(np.int32).max):
             self.word_topic_sum = self.word_topic_sum.astype(np.int64)
         total, counts = self.word_topic_sum, self.chain.word_topic
-        # On the chain's threads, by slices of words (numpy releases the GIL).
-        cuts = np.linspace(0, counts.shape[0], self.chain.n_threads + 1).astype(np.int64)
-        map_ranges(lambda lo, hi: np.add(total[lo:hi], counts[lo:hi], out=total[lo:hi]), cuts)
+        words = self.chain.present_words
+        # On the chain's threads, by slices of the words (the kernel releases the GIL).
+        cuts = np.linspace(0, words.shape[0], self.chain.n_threads + 1).astype(np.int64)
+        map_ranges(lambda lo, hi: add_word_rows(total, counts, words[lo:hi]), cuts)
         self.n_kept += 1
 
     def topic_share(self):

@@ -212,6 +212,34 @@ def test_components_average_the_kept_counts_and_add_the_prior():
     np.testing.assert_allclose(out, np.mean(kept, axis=0).T + prior, rtol=1e-15)
 
 
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_kept_counts_sum_the_rows_of_the_words_with_tokens(n_threads):
+    # Most columns empty (a hashed or borrowed vocabulary): the sum reads the
+    # present rows only and equals the whole sum, the empty rows staying 0.
+    from sklearn_pgtm._base import GibbsRun
+    from sklearn_pgtm._chain import TopicChain
+
+    rng = np.random.default_rng(0)
+    dense = np.zeros((5, 40), dtype=np.int64)
+    dense[:, [3, 4, 17, 30, 39]] = rng.integers(0, 4, size=(5, 5))
+    X = check_counts(_Dummy(), sp.csr_matrix(dense), reset=True)
+    doc_ptr, word_ids = to_tokens(X)
+    chain = TopicChain.random(doc_ptr, word_ids, 3, 40, 0)
+    chain.n_threads = n_threads
+    run = GibbsRun(chain, None)
+    kept = []
+    for seed in range(3):
+        sweep_rng = np.random.default_rng(seed)
+        for w in run.chain.present_words:  # counts that a sweep could leave
+            run.chain.word_topic[w] = sweep_rng.multinomial(
+                run.chain.word_frequencies[w], np.ones(3) / 3)
+        kept.append(run.chain.word_topic.copy())
+        run.keep_counts()
+    np.testing.assert_array_equal(run.word_topic_sum, np.sum(kept, axis=0))
+    absent = np.setdiff1d(np.arange(40), [3, 4, 17, 30, 39])
+    assert not run.word_topic_sum[absent].any()
+
+
 def test_kept_counts_move_to_int64_before_int32_could_overflow():
     run = _small_run()
     run.keep_counts()

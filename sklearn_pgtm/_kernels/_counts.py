@@ -10,6 +10,16 @@ _TILE = 64
 
 
 @njit(cache=CACHE, nogil=True)
+def add_word_rows(total, counts, words):
+    """``total[w] += counts[w]`` for each word ``w`` of ``words``: rows of two
+    word-major (n_words, n_topics) count matrices."""
+    for i in range(words.shape[0]):
+        w = words[i]
+        for k in range(counts.shape[1]):
+            total[w, k] += counts[w, k]
+
+
+@njit(cache=CACHE, nogil=True)
 def transposed_mean(total, n, out):
     """``out[k, v] = total[v, k] / n``: the word-major sum of ``n`` sweeps'
     topic-word counts as a topic-major mean (``components_``'s layout).
