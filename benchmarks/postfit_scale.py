@@ -18,7 +18,13 @@ other; the outputs of the two packages are compared (equal but for
 CorrelatedTopicModel, whose start factorizes the used columns only since
 this stop).
 
-Usage: python benchmarks/postfit_scale.py [--base REV] [--quick]   (--quick: GibbsLDA only)
+``--part fit`` (section fit_scale): the fits themselves on that corpus, at
+K = 100 and with 100 kept sweeps, whose topic-word counts each add to the
+kept sum: CPU seconds and peak traced allocations of the fit, and
+``components_`` compared between the packages.
+
+Usage: python benchmarks/postfit_scale.py [--base REV] [--quick] [--part {post-fit,fit}]
+(--quick: GibbsLDA only)
 """
 
 import argparse
@@ -57,6 +63,32 @@ def _corpus(n_docs, n_columns, length, active, seed=0):
                       shape=(n_docs, n_columns))
     X.sum_duplicates()
     return X
+
+
+# Part "fit": (estimator, parameters); 200 sweeps, the last 100 kept.
+FIT_CASES = [
+    ("GibbsLDA", {"max_iter": 200, "burn_in": 100}),
+    ("EmpiricalBayesLDA", {"n_samples": 50, "burn_in": 50, "n_final_iter": 100}),
+    ("CorrelatedTopicModel", {"max_iter": 200, "burn_in": 100}),
+    ("GibbsSLDAClassifier, 3 classes one-vs-rest", {"max_iter": 200, "burn_in": 100}),
+]
+
+
+def _fit_child(i):
+    """Part "fit": one fit of FIT_CASES[i] (K = 100) on the 200,000-column
+    corpus; prints its CPU seconds, peak traced MB and components_' SHA-1."""
+    import numpy as np
+
+    import sklearn_pgtm
+
+    name, params = FIT_CASES[i]
+    cls = getattr(sklearn_pgtm, name.split(",")[0])
+    X = _corpus(2000, 200_000, 50, 5000)
+    _fit(cls(n_components=3, **params), X[:50, :50])  # compiled before the timing
+    model, cpu, peak = _measure(lambda: _fit(cls(n_components=100, random_state=0, **params), X))
+    components = np.ascontiguousarray(model.components_)
+    print(json.dumps({"cpu": cpu, "peak": peak, "package": _package(),
+                      "sha": hashlib.sha1(components).hexdigest()}))
 
 
 def _estimator(name, K):
@@ -105,6 +137,9 @@ def child(case):
     from sklearn_pgtm import CorrelatedTopicModel
 
     warnings.simplefilter("ignore")
+    if case.startswith("fit:"):
+        _fit_child(int(case[4:]))
+        return
     if case == "factorize":
         from sklearn_pgtm._chain import factorize
 
@@ -151,13 +186,50 @@ def _run(package_dir, case):
     return result
 
 
+def _packages(tmp, base):
+    """``[(label, path)]`` of the package at ``base`` (extracted into
+    ``tmp``) and of this checkout."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", base, "sklearn_pgtm"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+    return [(base, Path(tmp)), ("this checkout", ROOT)]
+
+
+def main_fit(quick=False, base="0d6a212"):
+    cases = FIT_CASES[:1] if quick else FIT_CASES
+    with tempfile.TemporaryDirectory() as tmp:
+        packages = _packages(tmp, base)
+        rows, same = [], True
+        for i, (name, params) in enumerate(cases):
+            results = [_run(path, f"fit:{i}") for _, path in packages]
+            same &= results[0]["sha"] == results[1]["sha"]
+            for (label, _), res in zip(packages, results):
+                rows.append([name, ", ".join(f"{k}={v}" for k, v in params.items()), label,
+                             f"{res['cpu']:.1f}", f"{res['peak']:.0f}"])
+                print(rows[-1], flush=True)
+    load = os.getloadavg()[0]
+    body = [
+        "Fits at K = 100 on 2,000 documents of 50 tokens drawn from 5,000 of 200,000 "
+        "columns (Zipf frequencies; the corpus of section postfit_scale), with 100 kept "
+        "sweeps (`random_state=0`; the classifier on three classes, one-vs-rest): process "
+        "CPU seconds and peak traced allocations (MB) of the fit, the package at revision "
+        f"`{base}` and this checkout, each fit in a fresh process after a small fit that "
+        f"compiles the kernels. 1-minute load average {load:.1f} at the end.",
+        "",
+        markdown_table(["estimator", "parameters", "package", "fit CPU s", "fit peak MB"],
+                       rows),
+        "",
+        f"`components_` equal between the two packages (SHA-1): **{same}**.",
+    ]
+    write_section("fit_scale", "Fits at a large vocabulary", "\n".join(body),
+                  command=f"python benchmarks/postfit_scale.py --part fit --base {base}")
+    return {"results_equal": same}
+
+
 def main(quick=False, base="0d6a212"):
     cases = CASES[:1] if quick else CASES
     with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", base, "sklearn_pgtm"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        packages = [(base, Path(tmp)), ("this checkout", ROOT)]
+        packages = _packages(tmp, base)
         rows, same = [], True
         for i, (name, method, K) in enumerate(cases):
             results = [_run(path, str(i)) for _, path in packages]
@@ -207,8 +279,11 @@ if __name__ == "__main__":
     parser.add_argument("--base", default="0d6a212", help="revision to compare with")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="GibbsLDA's row only")
+    parser.add_argument("--part", choices=("post-fit", "fit"), default="post-fit",
+                        help="the post-fit methods (section postfit_scale) or the fits "
+                             "(fit_scale)")
     args = parser.parse_args()
     if args.child is not None:
         child(args.child)
     else:
-        main(args.quick, args.base)
+        (main_fit if args.part == "fit" else main)(args.quick, args.base)
