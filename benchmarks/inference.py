@@ -121,16 +121,24 @@ def fitted(name, factory, corpus, quick):
     return model, quiet_fit(model, corpus.X_train)
 
 
-def topic_rows(quick):
-    corpora = averaging_corpora(quick)
-    rows = []
+def topic_fits(corpora, quick):
+    """For each corpus and model of :data:`MODELS`: ``(corpus, model name,
+    fitted model, fit seconds, score)``, ``score()`` the held-out perplexity
+    of each halving (split seeds :data:`SPLIT_SEEDS`)."""
     for corpus in corpora:
         for name, factory in MODELS:
             model, seconds = fitted(name, factory, corpus, quick)
-            means = scores_by_rule(lambda: [document_completion(model, corpus.X_heldout, seed=s)
-                                            for s in SPLIT_SEEDS])
-            rows.append(row(corpus.name, name, model.n_infer_iter, seconds, means))
-            print(rows[-1], flush=True)
+            yield corpus, name, model, seconds, (
+                lambda model=model, corpus=corpus: [
+                    document_completion(model, corpus.X_heldout, seed=s) for s in SPLIT_SEEDS])
+
+
+def topic_rows(quick):
+    corpora = averaging_corpora(quick)
+    rows = []
+    for corpus, name, model, seconds, score in topic_fits(corpora, quick):
+        rows.append(row(corpus.name, name, model.n_infer_iter, seconds, scores_by_rule(score)))
+        print(rows[-1], flush=True)
     return rows, corpora
 
 
@@ -303,14 +311,9 @@ def sweep_rows(quick):
     ``n_infer_iter`` of :data:`SWEEP_GRID`."""
     corpora = averaging_corpora(quick)
     rows = []
-    for corpus in corpora:
-        for name, factory in MODELS:
-            model, seconds = fitted(name, factory, corpus, quick)
-            rows.append(sweep_row(
-                corpus.name, name, model, seconds,
-                lambda: [document_completion(model, corpus.X_heldout, seed=s)
-                         for s in SPLIT_SEEDS]))
-            print(rows[-1], flush=True)
+    for corpus, name, model, seconds, score in topic_fits(corpora, quick):
+        rows.append(sweep_row(corpus.name, name, model, seconds, score))
+        print(rows[-1], flush=True)
     name, model, seconds, score = dynamic_fit(quick)
     rows.append(sweep_row(name, "DynamicTopicModel", model, seconds, score))
     print(rows[-1], flush=True)
