@@ -280,6 +280,14 @@ def corpora_named(corpora, names):
     return [c for c in corpora if any(name in c.name for name in names)]
 
 
+def partial_label(corpora, models):
+    """The title's note of a partial run: the ``corpora`` and ``models``
+    selected (``None`` or empty: all of them)."""
+    parts = ([f"corpora {', '.join(c.name for c in corpora)}"] if corpora else []) + (
+        [f"models {', '.join(models)}"] if models else [])
+    return f" (partial run: {'; '.join(parts)} only)" if parts else ""
+
+
 def validation_corpora(quick):
     """Corpora that the peers table does not use, on which the defaults are
     checked as well (other sources, document lengths, K): GibbsLDA's in part
@@ -1127,9 +1135,7 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
         if only:
             # A partial table: its own section, so it never stands in for the full run.
             corpora = corpora_named(corpora, only)
-            label += f" (partial run: {', '.join(c.name for c in corpora)} only)"
-        if models:
-            label += f" (partial run: models {', '.join(models)} only)"
+        label += partial_label(corpora if only else None, models)
         results = run_topic_table(corpora, quick, models=models, seeds=seeds)
         rows, verdicts = topic_rows(results)
         several = len(seeds) > 1
@@ -1239,10 +1245,9 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
         corpora = validation_corpora(quick)
         if only:
             corpora = corpora_named(corpora, only)
-            label += f" (partial run: {', '.join(c.name for c in corpora)} only)"
+        label += partial_label(corpora if only else None, models)
         chosen = unseen_models
         if models:
-            label += f" (partial run: models {', '.join(models)} only)"
 
             def chosen(name, corpus):
                 return unseen_models(name, corpus) and name.startswith(tuple(models))
