@@ -156,6 +156,25 @@ def _dirichlet_matched_prior(n_words, concentration):
     return np.ascontiguousarray(mean), np.ascontiguousarray(var)
 
 
+def _components(phi, stick_order, scale):
+    """``components_``, (S, K, n_words) in the columns' order: the mean
+    topic-word probabilities ``phi`` (the chain's rows in stick order,
+    :attr:`_DynamicRun.phi`) times ``scale`` (S, K). When the last row of
+    ``phi`` is the mass of the words without tokens, they share it equally
+    (their sticks are not sampled; under the symmetric Dirichlet that the
+    sticks' prior matches, the words are exchangeable, each with an equal
+    share of that mass in expectation)."""
+    n_slices, n_rows, n_topics = phi.shape
+    n_words = stick_order.shape[0]
+    n_present = n_rows if n_rows == n_words else n_rows - 1
+    out = np.empty((n_slices, n_topics, n_words))
+    out[:, :, stick_order[:n_present]] = phi[:, :n_present].transpose(0, 2, 1) * scale[:, :, None]
+    if n_present < n_words:
+        share = phi[:, n_present] * scale / (n_words - n_present)
+        out[:, :, stick_order[n_present:]] = share[:, :, None]
+    return out
+
+
 def _draw_chain_variance(sum_squared_steps, n_steps, prior, gen):
     """Draw sigma^2 from its conditional InvGamma(a0 + n / 2, b0 + SS / 2).
 
@@ -330,8 +349,11 @@ class _DynamicRun:
         The tokens' topics and their counts (from the LDA warm start).
     priors : DirichletPriors
         The document prior (``priors.alpha``, updated in place when estimated).
-    psi : ndarray of shape (n_topics, n_words - 1, n_slices)
-        Topic logits.
+    psi : ndarray of shape (n_topics, n_sticks, n_slices)
+        Topic logits of the sticks that counts reach: ``n_words - 1`` when
+        every word has tokens, else one per word with tokens (the words
+        without tokens come last in stick order; their sticks would only
+        draw from the prior, and they share what these sticks leave).
     prior : tuple of float
         Mean and variance of the first slice's logits.
     chain_variance : float
@@ -341,10 +363,12 @@ class _DynamicRun:
         Random streams of the documents and of the (topic, stick) cells.
     variance_rng : numpy.random.Generator
         Draws of the step variance.
-    counts : ndarray of shape (n_topics, n_words, n_slices), int32
-        Topic-word counts per slice of the last sweep.
-    phi : ndarray of shape (n_slices, n_words, n_topics)
-        Topic-word probabilities of the last sweep.
+    counts : ndarray of shape (n_topics, n_present, n_slices), int32
+        Topic-word counts per slice of the last sweep, words with tokens.
+    phi : ndarray of shape (n_slices, n_sticks + 1, n_topics)
+        Topic-word probabilities of the last sweep: of the words with
+        tokens, then (row ``n_sticks``) the mass the sticks leave (the last
+        word's, or the words' without tokens together).
     trace : ChainTrace
     """
 
@@ -582,7 +606,10 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     Notes
     -----
     Cost per sweep: O(tokens x K) for the topic sweep and O(S x K x V) for
-    the counts, Pólya-Gamma draws and FFBS; memory O(S x K x V).
+    the counts, Pólya-Gamma draws and FFBS, V the number of words with
+    tokens in the training documents (columns without tokens share the mass
+    the others leave equally and cost nothing per sweep); memory O(S x K x
+    V) and one (S, K, n_features) array for ``components_``.
     Documents whose time is not given (``times=None`` in :meth:`transform`)
     are read with the topics of the last slice; labels that were not seen in
     :meth:`fit` use the latest slice not after them (the first slice for
@@ -757,7 +784,14 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         estimate_variance = self.chain_variance == "auto"
 
         # Stick order (most frequent word first) and documents grouped by slice.
-        stick_order = np.argsort(-np.asarray(X.sum(axis=0)).ravel(), kind="stable")
+        word_totals = np.asarray(X.sum(axis=0)).ravel()
+        stick_order = np.argsort(-word_totals, kind="stable")
+        # Words without tokens (a vocabulary fitted on other documents, or
+        # hashed) come last; no count reaches their sticks, which would only
+        # draw from their prior at every sweep (O(K V S)), so the chain keeps
+        # one stick per word with tokens and the mass after them.
+        n_present = int(np.count_nonzero(word_totals))
+        n_sticks = n_words - 1 if n_present == n_words else n_present
         doc_order = np.argsort(slice_index, kind="stable")
         doc_ptr, word_ids = to_tokens(X[doc_order][:, stick_order].sorted_indices())
         slice_ptr = np.searchsorted(slice_index[doc_order], np.arange(n_slices + 1))
@@ -779,15 +813,15 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         return _DynamicRun(
             doc_ptr=doc_ptr, word_ids=word_ids, slice_ptr=slice_ptr.astype(np.int64),
             stick_order=stick_order, chain=chain, priors=priors,
-            psi=np.ascontiguousarray(np.repeat(start[:, :, None], n_slices, axis=2)),
+            psi=np.ascontiguousarray(np.repeat(start[:, :n_sticks, None], n_slices, axis=2)),
             prior=_dirichlet_matched_prior(n_words, eta),
             chain_variance=(_CHAIN_VARIANCE_START if estimate_variance
                             else float(self.chain_variance)),
             estimate_variance=estimate_variance, doc_states=doc_states,
-            cell_states=make_streams(seeds[2], n_topics * (n_words - 1)),
+            cell_states=make_streams(seeds[2], n_topics * n_sticks),
             variance_rng=np.random.default_rng(seeds[3]),
-            counts=np.zeros((n_topics, n_words, n_slices), dtype=np.int32),
-            phi=np.empty((n_slices, n_words, n_topics)),
+            counts=np.zeros((n_topics, n_present, n_slices), dtype=np.int32),
+            phi=np.empty((n_slices, n_sticks + 1, n_topics)),
         )
 
     def _run_chain(self, run, reporter, n_threads, whom):
@@ -839,8 +873,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     def _set_fitted(self, run, kept, labels):
         """Fitted attributes from the sums over the kept sweeps."""
         alpha = run.priors.alpha
-        n_slices, n_words, n_topics = run.phi.shape
-        topic_word = kept.phi / kept.n  # (S, V, K), stick order
+        n_slices, _, n_topics = kept.phi.shape
         lengths = np.diff(run.doc_ptr).astype(np.float64)
         doc_topic_mean = kept.doc_topic / kept.n
         theta = (doc_topic_mean + alpha) / (lengths + alpha.sum())[:, None]
@@ -850,10 +883,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             a, b = run.slice_ptr[s], run.slice_ptr[s + 1]
             prevalence[s] = theta[a:b].mean(axis=0) if b > a else alpha / alpha.sum()
             tokens_per_topic[s] = doc_topic_mean[a:b].sum(axis=0)
-        components = np.empty((n_slices, n_topics, n_words))
-        components[:, :, run.stick_order] = (topic_word.transpose(0, 2, 1)
-                                             * (tokens_per_topic + 1.0)[:, :, None])
-        self.components_ = components
+        self.components_ = _components(kept.phi / kept.n, run.stick_order,
+                                       tokens_per_topic + 1.0)
         self.time_slices_ = labels
         self.topic_prevalence_ = prevalence
         self.doc_topic_prior_ = float(alpha[0])

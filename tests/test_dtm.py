@@ -963,11 +963,14 @@ def test_set_params_after_fit_leaves_the_fitted_model_unchanged(fitted, dynamic_
 
 def test_auto_chain_variance_is_drawn_given_the_random_walk_steps(monkeypatch,
                                                                   dynamic_corpus):
-    # sigma^2 | psi is InvGamma(a0 + n / 2, b0 + SS / 2) over the n = K (V - 1)
-    # (S - 1) steps of the random walks (the first slice is no step: its
-    # logits have the Dirichlet-matched prior) and their squares SS. The
-    # fit must hand those to the conditional (the draw itself is checked
-    # in test_chain_variance_draw_is_the_inverse_gamma_conditional).
+    # sigma^2 | psi is InvGamma(a0 + n / 2, b0 + SS / 2) over the n = K
+    # n_sticks (S - 1) steps of the random walks (the first slice is no step:
+    # its logits have the Dirichlet-matched prior) and their squares SS. The
+    # sticks are those of the words with tokens (this corpus leaves some of
+    # its 80 columns empty): the others' random walks, with no data, are
+    # integrated out of the conditional. The fit must hand those to the
+    # conditional (the draw itself is checked in
+    # test_chain_variance_draw_is_the_inverse_gamma_conditional).
     from sklearn_pgtm import _dtm
 
     X, times, _, _ = dynamic_corpus
@@ -981,6 +984,39 @@ def test_auto_chain_variance_is_drawn_given_the_random_walk_steps(monkeypatch,
     DynamicTopicModel(n_topics, chain_variance="auto", max_iter=3, warm_start_iter=2,
                       random_state=0).fit(X, times)
     assert len(calls) == len(seen_psi) == 3
+    n_present = np.count_nonzero(np.asarray(X.sum(axis=0)).ravel())
+    assert n_present < X.shape[1] - 1
     for psi, (ss, n) in zip(seen_psi, calls):
-        assert n == n_topics * (X.shape[1] - 1) * (n_slices - 1)
+        assert psi.shape[1] == n_present
+        assert n == n_topics * n_present * (n_slices - 1)
         assert np.isclose(ss, np.sum(np.diff(psi, axis=2) ** 2))
+
+
+def test_words_without_tokens_share_the_mass_the_others_leave(dynamic_corpus):
+    # Columns without tokens (a vocabulary fitted on other documents) come
+    # last in stick order; the chain keeps no sticks for them, and each gets
+    # an equal share of the mass after the words with tokens, in every slice
+    # and topic. transform reads a document that uses them.
+    X, times, _, _ = dynamic_corpus
+    X = sp.csr_matrix(X)
+    n_words = X.shape[1]
+    empty = [0, 37, n_words + 2]  # positions in the widened matrix
+    keep = np.setdiff1d(np.arange(n_words + 3), empty)
+    wide = sp.lil_matrix((X.shape[0], n_words + 3), dtype=X.dtype)
+    wide[:, keep] = X
+    wide = wide.tocsr()
+    absent = np.flatnonzero(np.asarray(wide.sum(axis=0)).ravel() == 0)
+    assert set(empty) <= set(absent) and absent.size > len(empty)
+    model = DynamicTopicModel(3, max_iter=6, warm_start_iter=4, n_init=1,
+                              random_state=0).fit(wide, times)
+    components = model.components_
+    assert np.all(np.isfinite(components)) and np.all(components > 0)
+    shares = components[:, :, absent]
+    np.testing.assert_allclose(shares, shares[:, :, :1].repeat(absent.size, axis=2), rtol=1e-12)
+    # They keep little of any topic.
+    topic_word = components / components.sum(axis=2, keepdims=True)
+    assert np.all(topic_word[:, :, absent].sum(axis=2) < 0.5)
+    new_doc = sp.csr_matrix((np.ones(2, dtype=np.int64), ([0, 0], [absent[0], keep[0]])),
+                            shape=(1, wide.shape[1]))
+    theta = model.transform(new_doc, times=[times[0]])
+    assert np.all(np.isfinite(theta)) and np.isclose(theta.sum(), 1.0)

@@ -46,6 +46,10 @@ def sample_topic_word_logits(counts, psi, prior_mean, prior_var, chain_var, meth
                              n_terms, states, lo, hi):
     """Gibbs update of the logits of cells ``lo:hi`` given the counts, in place.
 
+    Cell ``k * n_sticks + v`` is stick ``v`` of topic ``k``, ``n_sticks =
+    psi.shape[1]``: the words' sticks (``n_words - 1`` of them), or, when
+    only the first ``n_words`` words in stick order have tokens (the others,
+    whose sticks no count ever reaches, kept out), one per word with tokens.
     For each cell (k, v): the stick counts ``N_s = sum_{v' >= v} n_{s,k,v'}``,
     ``kappa_s = n_{s,k,v} - N_s / 2`` and ``omega_s ~ PG(N_s, psi[k, v, s])``
     (0 when ``N_s = 0``) for every slice, then ``psi[k, v, :]`` is redrawn by
@@ -56,7 +60,7 @@ def sample_topic_word_logits(counts, psi, prior_mean, prior_var, chain_var, meth
     sticks (the binomial factorization of the multinomial).
     """
     n_topics, n_words, n_slices = counts.shape
-    n_sticks = n_words - 1
+    n_sticks = psi.shape[1]
     if n_sticks <= 0 or hi <= lo:
         return
     rest = np.zeros(n_slices)
@@ -96,6 +100,10 @@ def sample_topic_word_logits(counts, psi, prior_mean, prior_var, chain_var, meth
 @njit(cache=CACHE, nogil=True)
 def topic_word_probabilities(psi, lo, hi, phi):
     """``phi[s, :, k] = pi_SB(psi[k, :, s])`` for the topics ``k`` in ``lo:hi``.
+
+    ``phi[s, n_sticks, k]`` is what the sticks leave: the last word's
+    probability, or that of all the words whose sticks are kept out (see
+    :func:`sample_topic_word_logits`).
 
     One exponential per logit: ``sigmoid(x)`` and ``1 - sigmoid(x)`` both from
     ``exp(-|x|)``, so neither overflows.
