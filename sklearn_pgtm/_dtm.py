@@ -166,12 +166,13 @@ def _components(phi, stick_order, scale):
     share of that mass in expectation)."""
     n_slices, n_rows, n_topics = phi.shape
     n_words = stick_order.shape[0]
-    n_present = n_rows if n_rows == n_words else n_rows - 1
+    # Words with a row of their own: all of them, or all but the shared last row.
+    n_own = n_rows if n_rows == n_words else n_rows - 1
     out = np.empty((n_slices, n_topics, n_words))
-    out[:, :, stick_order[:n_present]] = phi[:, :n_present].transpose(0, 2, 1) * scale[:, :, None]
-    if n_present < n_words:
-        share = phi[:, n_present] * scale / (n_words - n_present)
-        out[:, :, stick_order[n_present:]] = share[:, :, None]
+    out[:, :, stick_order[:n_own]] = phi[:, :n_own].transpose(0, 2, 1) * scale[:, :, None]
+    if n_own < n_words:
+        share = phi[:, n_own] * scale / (n_words - n_own)
+        out[:, :, stick_order[n_own:]] = share[:, :, None]
     return out
 
 
