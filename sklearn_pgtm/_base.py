@@ -326,9 +326,10 @@ class ChainTrace:
         models the collapsed ``log p(w, z | alpha, beta)``).
     topic_share : ndarray of shape (n_iter, n_topics)
         Fraction of the tokens assigned to each topic after each sweep.
-    doc_topic_prior : ndarray of shape (n_iter,) or (n_iter, n_models) or None
+    doc_topic_prior : ndarray of shape (n_iter,) or (n_iter, n_columns) or None
         The (symmetric) document-topic prior at each sweep, when estimated;
-        one column per binary model of a one-vs-rest classifier.
+        one column per binary model of a one-vs-rest classifier, one per
+        topic for ``EmpiricalBayesLDA(symmetric_alpha=False)``.
     topic_word_prior : ndarray of shape (n_iter,) or (n_iter, n_models) or None
         The topic-word prior at each sweep, when estimated; one column per
         binary model of a one-vs-rest classifier.
@@ -827,6 +828,7 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
                                     log_likelihood=float(log_likelihood))
                 it += 1
         self._finish(run)
+        self._warn_if_nothing_kept(run)
         self.trace_ = run.trace.frozen()
         self.log_likelihood_trace_ = self.trace_.log_likelihood
         self.n_iter_ = run.iteration
@@ -851,6 +853,18 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
 
     def _n_sweeps_per_fit(self):
         return self.max_iter
+
+    def _warn_if_nothing_kept(self, run):
+        """A chain that ended inside its burn-in (``max_iter <= burn_in``)
+        kept no sweep: ``components_`` and the model's other averages are the
+        last sweep's state and an "auto" prior its estimate so far, which the
+        fit reported without a word."""
+        if run.iteration > self.burn_in:
+            return
+        _warn(f"{type(self).__name__}: the chain ended inside its burn-in ({run.iteration} "
+              f"sweeps, burn_in={self.burn_in}): no sweep was kept, so components_ and the "
+              "other fitted averages are the last sweep's state, not averages over the "
+              "posterior. Increase max_iter or lower burn_in.", ConvergenceWarning)
 
     def _trend_trace(self):
         """The log-likelihood trace whose second half the ConvergenceWarning

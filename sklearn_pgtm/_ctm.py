@@ -328,8 +328,10 @@ class CorrelatedTopicModel(GibbsTopicModel):
         Its first third is the plain LDA warm-up (250 sweeps at the defaults;
         the topic-word prior annealed over the warm-up's first half,
         :ref:`ctm_anneal`); an "auto" ``topic_word_prior`` is estimated over
-        the burn-in's second half (at least one sweep) and held at the
-        estimate afterwards.
+        the burn-in's second half (at least one sweep; ``burn_in=0`` with an
+        "auto" prior raises ``ValueError``) and held at the estimate
+        afterwards. With ``max_iter <= burn_in`` no sweep is kept and the
+        fitted values are the last sweep's, with a ``ConvergenceWarning``.
         Measured against the defaults before (1,000 sweeps, burn-in 500, the
         same 250-sweep warm-up; ``benchmarks/ctm_settings.py --part
         averaging``, user guide :ref:`ctm_averaging`): on corpora drawn from
@@ -354,10 +356,10 @@ class CorrelatedTopicModel(GibbsTopicModel):
         Gibbs sweeps over a new document's topics and Gaussian vector (topics
         and (mu, Sigma) fixed) in :meth:`transform`; the returned proportions
         are averaged over all of them but the first eighth, at least the first
-        five (user guide :ref:`infer_averaging`; until 2026-11-29 the second
-        half, 0.06-0.42 % / 0.14-0.35 % higher held-out perplexity on seven
-        corpora with the logistic-normal / stick-breaking link). Averaged
-        that way, on the seven corpora of the peers table (fits at the
+        five (half below ten sweeps; user guide :ref:`infer_averaging`; until
+        2026-11-29 the second half, 0.06-0.42 % / 0.14-0.35 % higher held-out
+        perplexity on seven corpora with the logistic-normal / stick-breaking
+        link). Averaged that way, on the seven corpora of the peers table (fits at the
         defaults, three halvings; ``benchmarks/inference.py --part sweeps``,
         section ``infer_sweeps``), 400 sweeps were below 200 by 0.05-0.22 %
         (logistic normal; the 432 short 20 Newsgroups messages +0.10 %) and
@@ -429,10 +431,14 @@ class CorrelatedTopicModel(GibbsTopicModel):
         coordinates): estimated from 20,000 Monte Carlo draws.
 
     log_likelihood_trace_ : ndarray of shape (n_iter_,)
-        ``log p(w | z, beta) + sum_d sum_k C_dk log theta_dk`` after each sweep.
+        ``log p(w | z, beta) + sum_d sum_k C_dk log theta_dk`` after each
+        sweep; during the LDA warm-up (the first ``burn_in // 3`` sweeps,
+        whose documents have no Gaussian vectors yet) the words' term alone,
+        so the trace drops where the warm-up ends.
 
     trace_ : ChainTrace
-        Per-sweep record of the chain (log-likelihood, topic shares, ``mean``).
+        Per-sweep record of the chain (log-likelihood, topic shares, ``mean``
+        and, when estimated, ``topic_word_prior``).
 
     n_iter_ : int
         Number of sweeps run.
@@ -740,6 +746,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
         self.mean_ = run.mu_sum / n if run.n_moments else run.mu.copy()
         self.covariance_ = run.sigma_sum / n if run.n_moments else run.sigma.copy()
         self.topic_correlation_ = self._topic_correlation(self.mean_, self.covariance_)
+
+    def _warn_if_nothing_kept(self, run):
         if self.n_components > 1 and run.iteration <= self._n_warmup():
             # Only plain LDA sweeps ran: (mu, Sigma) were never drawn, and
             # topic_correlation_ was -1 / (K - 1) for every pair, silently.
@@ -748,6 +756,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
                   f"{self._n_warmup()}): no correlated sweep ran, so mean_, covariance_ and "
                   "topic_correlation_ are the starting values (identity covariance), not "
                   "estimates. Increase max_iter or lower burn_in.", ConvergenceWarning)
+        else:
+            super()._warn_if_nothing_kept(run)
 
     def _topic_correlation(self, mu, sigma):
         """Correlation of the centred log proportions log theta_k - mean_j log theta_j.

@@ -1,6 +1,6 @@
 """Dynamic topic model: topics that drift over time, fitted by stick-breaking
-Pólya-Gamma Gibbs sampling (Linderman, Johnson & Adams 2015; MODELS.md
-section 4).
+Pólya-Gamma Gibbs sampling (Linderman, Johnson & Adams 2015). Equations:
+user guide page ``doc/dtm.rst``.
 """
 
 import datetime
@@ -456,7 +456,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         Doss, :ref:`dirichlet_priors`): starting at ``1 / n_components``, one
         data-augmentation update per sweep during the first half of the
         ``max_iter`` sweeps, then held at the estimate over the second half
-        of those (as every topic model of the package does over its burn-in).
+        of those (as every topic model of the package does over its burn-in);
+        it needs ``max_iter >= 2`` (``max_iter=1`` raises ``ValueError``).
         On the validation split of the State of the Union paragraphs
         (``benchmarks/dtm.py --part defaults``, section dtm_defaults of
         ``benchmarks/RESULTS.md``; K = 10, 100 sweeps, document-completion
@@ -513,7 +514,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         Gibbs sweeps over a new document's topics (topics fixed) in
         :meth:`transform`, :meth:`score` and :meth:`perplexity`; proportions
         are averaged over all of them but the first eighth, at least the
-        first five (user guide :ref:`infer_averaging`; the second half until
+        first five (half below ten sweeps; user guide :ref:`infer_averaging`; the second half until
         2026-11-29, 0.56 % higher validation perplexity). On the State of
         the Union validation split of ``benchmarks/dtm.py --part defaults``
         (three halvings; ``benchmarks/inference.py --part sweeps``, section
@@ -748,6 +749,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         name = type(self).__name__
         whom = f"{name}.fit"
         times = _one_of_times(y, times, whom)
+        self._check_params()
         X = check_counts(self, X, reset=True, whom=whom)
         check_nonempty_corpus(X, whom)
         labels, slice_index = _time_slices(times, X.shape[0], whom)
@@ -824,6 +826,18 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             counts=np.zeros((n_topics, n_present, n_slices), dtype=np.int32),
             phi=np.empty((n_slices, n_sticks + 1, n_topics)),
         )
+
+    def _check_params(self):
+        """An "auto" ``doc_topic_prior`` is estimated during the burn-in, the
+        first ``max_iter - max(max_iter // 2, 1)`` sweeps; ``max_iter=1`` has
+        none (the prior stayed at its start, ``1 / n_components``, and was
+        reported as the estimate), as ``burn_in=0`` in the other models."""
+        if isinstance(self.doc_topic_prior, str) and self.max_iter < 2:
+            raise ValueError(
+                f"{type(self).__name__}: doc_topic_prior='auto' is estimated during the "
+                "burn-in, the first half of the max_iter sweeps, and max_iter=1 leaves no "
+                "sweep to estimate it in (it would stay at its starting value 1 / "
+                "n_components). Set max_iter >= 2, or give the prior as a float.")
 
     def _run_chain(self, run, reporter, n_threads, whom):
         """``max_iter`` dynamic sweeps; returns the sums over the second half."""
@@ -1059,7 +1073,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         -------
         doc_topic : ndarray of shape (n_samples, n_components)
             Posterior mean topic proportions (rows sum to 1), averaged over
-            ``n_infer_iter`` sweeps but the first eighth (at least five);
+            ``n_infer_iter`` sweeps but the first eighth (at least five, half
+            below ten sweeps);
             identical on repeated calls.
         """
         return self._infer(X, times, f"{type(self).__name__}.transform")

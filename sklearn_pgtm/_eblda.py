@@ -89,8 +89,10 @@ RANK_RCOND = 1e-8
 @dataclass
 class _HMCTuner:
     """Step size (and diagonal mass) of the HMC update of ``log h``, tuned
-    during the burn-in: dual averaging first, then a diagonal mass matrix from
-    the first half's draws and Robbins-Monro on the log step, whose last value
+    during the burn-in: dual averaging over its first half, then a diagonal
+    mass matrix from the draws of the burn-in's second quarter (the first
+    quarter's are still far from the posterior; at least five draws) and
+    Robbins-Monro on the log step, whose last value
     is kept (near the leapfrog stability limit the acceptance drops steeply,
     so an average of oscillating steps would overshoot 0.65)."""
 
@@ -341,9 +343,10 @@ class EmpiricalBayesLDA(GibbsLDA):
         10); a fit's region held another fit's estimate in 89% and 89% of
         the pairs against 57% and 10%. With 48 fits per row, four chains
         meet the target (ratios 0.7-1.5, 70% of the pairs) on all five
-        corpora of the benchmark with both samplers. Four chains cost 1.75 times the
-        sweeps of one at the defaults (2.0 times the CPU time of one on 500
-        documents drawn from LDA, K = 5). The chains also end in different
+        corpora of the benchmark with both samplers. Four chains cost 1.5
+        times the sweeps of one at the defaults (4 x 325 + 500 against 200 +
+        500 + 500; 1.5 times the CPU time of one on 500 documents drawn from
+        LDA, K = 5). The chains also end in different
         modes of the topics: the final sweeps, which give ``components_``,
         continue the chain whose topics have the highest collapsed log joint
         ``log p(w, z | h_hat)`` at the estimate (``chain_log_likelihoods_``,
@@ -398,9 +401,9 @@ class EmpiricalBayesLDA(GibbsLDA):
     n_infer_iter : int, default=100
         Gibbs sweeps used by :meth:`transform` to infer document topics
         with the topics fixed, averaged over all of them but the first
-        eighth, at least the first five (user guide :ref:`infer_averaging`;
-        the second half until 2026-11-29, 0.06-0.45 % higher held-out
-        perplexity on seven corpora). :class:`GibbsLDA`'s default, the same
+        eighth, at least the first five (half below ten sweeps; user guide
+        :ref:`infer_averaging`; the second half until 2026-11-29, 0.06-0.45
+        % higher held-out perplexity on seven corpora). :class:`GibbsLDA`'s default, the same
         inference: on the seven corpora of the peers table (fits at the
         defaults, held-out document-completion perplexity, three halvings;
         ``benchmarks/inference.py --part sweeps``, section ``infer_sweeps``)
@@ -477,12 +480,16 @@ class EmpiricalBayesLDA(GibbsLDA):
         The chain with the highest of them, which ran the final sweeps.
 
     log_likelihood_trace_ : ndarray of shape (n_iter_,)
-        ``log p(w, z | alpha, beta)`` after each sweep: of the first chain
-        until the estimate, then of ``final_chain_``.
+        ``log p(w, z | alpha, beta)`` after each iteration: of the first
+        chain until the estimate, then of ``final_chain_`` at the estimate
+        (from the chains' last iteration on, after which the estimate is
+        made).
 
     trace_ : ChainTrace
         Per-iteration record (log-likelihood, topic shares, ``h``), of the
-        same chains as ``log_likelihood_trace_``.
+        same chains as ``log_likelihood_trace_``; ``trace_.doc_topic_prior``
+        has one column per topic with ``symmetric_alpha=False``, in the
+        labels of ``components_``.
 
     n_iter_ : int
         Iterations done by ``fit``: ``burn_in_`` plus the kept iterations of
@@ -681,17 +688,27 @@ class EmpiricalBayesLDA(GibbsLDA):
             for hc in run.h_chains:
                 hc.chain.sweep_lda(hc.priors.alpha, hc.priors.beta, self.n_jobs, self.method)
                 self._update_h(run, hc, kept=it >= self.burn_in + run.extra_sweeps)
-            priors = run.priors
-            run.trace.record(doc_topic_prior=priors.alpha[0], topic_word_prior=priors.beta)
             if it + 1 == n_chain and not self._extend_burn_in(run):
                 self._estimate(run)
                 self._continue_best_chain(run)
         else:
             priors = run.priors
             run.chain.sweep_lda(priors.alpha, priors.beta, self.n_jobs, self.method)
-            run.trace.record(doc_topic_prior=priors.alpha[0], topic_word_prior=priors.beta)
             if it >= n_chain + self.n_final_iter - max(self.n_final_iter // 2, 1):
                 run.keep_counts()
+        run.trace.record(doc_topic_prior=self._traced_alpha(run),
+                         topic_word_prior=run.priors.beta)
+
+    def _traced_alpha(self, run):
+        """The document-topic prior of the chain the trace follows: its one
+        value, or (``symmetric_alpha=False``) one per topic in the labels of
+        ``components_`` (the chain's own labels moved to the reference ones)."""
+        alpha = run.priors.alpha
+        if self.symmetric_alpha:
+            return alpha[0]
+        aligned = np.empty_like(alpha)
+        aligned[run.h_chains[run.final_chain].perm] = alpha
+        return aligned
 
     def _update_h(self, run, hc, kept):
         """One update of h given the topics of chain ``hc`` (augmentation or

@@ -163,15 +163,17 @@ class GibbsLDA(DirichletTopicModel):
         estimated over the second half of the burn-in and held at the
         estimate afterwards (a shorter burn-in leaves chains at different
         estimates of the priors, measured with ``max_iter``); they need a
-        burn-in of at least one sweep.
+        burn-in of at least one sweep. A chain of ``max_iter <= burn_in``
+        sweeps keeps none: ``components_`` is then the last sweep's, and the
+        fit raises a ``ConvergenceWarning`` saying so.
 
     n_infer_iter : int, default=100
         Gibbs sweeps over a new document's topics (topics fixed) in
         :meth:`transform`; the proportions are averaged over all of them but
-        the first eighth, at least the first five (user guide
-        :ref:`infer_averaging`; until 2026-11-29
-        the second half, 0.03-0.31 % higher held-out perplexity on seven
-        corpora, section ``infer_averaging`` of ``benchmarks/RESULTS.md``).
+        the first eighth, at least the first five (half below ten sweeps;
+        user guide :ref:`infer_averaging`; until 2026-11-29 the second half,
+        0.03-0.31 % higher held-out perplexity on seven corpora, section
+        ``infer_averaging`` of ``benchmarks/RESULTS.md``).
         On the seven corpora of the peers table (fits at the defaults,
         held-out document-completion perplexity, three halvings;
         ``benchmarks/inference.py --part sweeps``, section ``infer_sweeps``)
@@ -236,7 +238,8 @@ class GibbsLDA(DirichletTopicModel):
     components_ : ndarray of shape (n_components, n_features)
         Topic-word pseudo-counts (scikit-learn's meaning): ``topic_word_prior_``
         plus the topic-word counts averaged over the sweeps after the
-        burn-in. Normalized rows are the posterior mean topics.
+        burn-in (the last sweep's when none followed it). Normalized rows are
+        the posterior mean topics.
 
     doc_topic_prior_ : float
         The document-topic prior used (estimated when ``"auto"``).

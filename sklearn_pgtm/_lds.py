@@ -2,7 +2,7 @@
 
 Linderman, Johnson & Adams (2015), "Dependent multinomial models made easy:
 stick-breaking with the Pólya-gamma augmentation", section 5. Equations:
-MODELS.md section 5 and the user guide page ``doc/lds.rst``.
+the user guide page ``doc/lds.rst``.
 """
 
 import math
@@ -255,7 +255,7 @@ class _KeptDraws:
 
 
 class _Prior:
-    """Hyperparameters of the model (MODELS.md section 5).
+    """Hyperparameters of the model (user guide ``doc/lds.rst``).
 
     Q ~ IW(S0, nu0) with nu0 = L + 2 and S0 = noise_variance I (prior mean of
     Q: noise_variance I); A | Q ~ MN(M0, Q, I) with M0 = 0.99 I (slowly
@@ -318,7 +318,7 @@ def _draw_dynamics(z, seq_ptr, prior, gen):
 
 
 class _GibbsChain:
-    """State and sweep of the Gibbs sampler of MODELS.md section 5.
+    """State and sweep of the Gibbs sampler (user guide ``doc/lds.rst``).
 
     One sweep draws, in order: omega | z, C, mu (per row, Pólya-Gamma); z |
     omega, A, Q (per sequence, information-form FFBS); (C, mu) | omega, z (per

@@ -289,6 +289,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         Sweeps before the classifier weights and the topic-word counts are
         averaged; "auto" priors are estimated over the second half of the
         burn-in (at least one sweep) and held at the estimate afterwards.
+        With ``max_iter <= burn_in`` no sweep is kept: the fitted weights and
+        topics are the last sweep's, with a ``ConvergenceWarning``.
         Half of ``max_iter``, as in :class:`GibbsLDA`: the R-hat figures of
         ``max_iter`` are those of the sweeps after a burn-in of half the
         chain. The accuracy does not
@@ -371,9 +373,11 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         computed without sampling (one sparse product; ``n_infer_iter``
         unused). ``"inferred"``: ``n_infer_iter`` collapsed Gibbs sweeps over
         the document's topics with the prior ``doc_topic_prior_``, averaged
-        over the second half of them. At the small estimated prior (0.05-0.07
-        on 20 Newsgroups pairs) inference concentrates a document's tokens on
-        a few topics, each token taking one topic per sweep; the expected
+        over all but the first eighth of them (at least five left out, half
+        below ten sweeps; with ``prediction="last"``, the last sweep's). At
+        the small estimated prior (0.05-0.07 on 20 Newsgroups pairs)
+        inference concentrates a document's tokens on a few topics, each
+        token taking one topic per sweep; the expected
         frequencies average over every token's topics instead. Measured on
         the same fits (only the weights and frequencies differ): six binary
         20 Newsgroups pairs (K = 20, c = 25, five seeds each, the other

@@ -118,6 +118,11 @@ def test_input_validation(fitted):
     per_topic = EmpiricalBayesLDA(3, symmetric_alpha=False, n_samples=8, burn_in=4,
                                   n_final_iter=2, random_state=0)
     _warnings_of(per_topic, X)
+    # Its trace holds every topic's alpha (it held topic 0's alone), in the
+    # labels of components_: the last entry is the estimate.
+    assert per_topic.trace_.doc_topic_prior.shape == (per_topic.n_iter_, 3)
+    np.testing.assert_array_equal(per_topic.trace_.doc_topic_prior[-1],
+                                  per_topic.doc_topic_prior_)
     with pytest.raises(ValueError, match="last dimension"):
         per_topic.log_marginal_likelihood([0.1, 0.2], 0.1)
 

@@ -140,13 +140,23 @@ def test_log_marginal_matches_dense():
 
 
 @pytest.mark.parametrize("mean", [-12.0, -2.0, 0.0, 3.0])
-@pytest.mark.parametrize("sd", [0.01, 1.0, 4.0, 10.0])
+@pytest.mark.parametrize("sd", [0.01, 1.0, 4.0, 10.0, 30.0, 100.0])
 def test_expected_sigmoid_matches_numerical_integration(mean, sd):
+    # sd 30 and 100 (predictions far from the data): a fixed step of 0.1 sd
+    # was off by 5e-4 and 1.4e-2 there.
     got, got_rest = _expected_sigmoid(np.array([mean]), np.array([sd * sd]))
     ref = integrate.quad(lambda x: expit(x) * stats.norm.pdf(x, mean, sd),
-                         mean - 12 * sd, mean + 12 * sd, epsabs=0, epsrel=1e-11, limit=200)[0]
+                         mean - 12 * sd, mean + 12 * sd, points=[0.0], epsabs=0, epsrel=1e-11,
+                         limit=500)[0]
     np.testing.assert_allclose(got[0], ref, rtol=1e-8)
     np.testing.assert_allclose(got[0] + got_rest[0], 1.0, rtol=1e-12)
+    # Elementwise on arrays of any shape, whatever the other entries' sds.
+    means = np.array([[mean, 0.5], [-1.0, 2.0]])
+    both, _ = _expected_sigmoid(means, np.array([[sd * sd, 0.25], [1.0, 4.0]]))
+    np.testing.assert_allclose(both[0, 0], ref, rtol=1e-8)
+    for (i, j), s in zip([(0, 1), (1, 0), (1, 1)], [0.5, 1.0, 2.0]):
+        alone, _ = _expected_sigmoid(np.array([means[i, j]]), np.array([s * s]))
+        np.testing.assert_allclose(both[i, j], alone[0], rtol=1e-8)
 
 
 # ---------------------------------------------------------------- Geweke

@@ -114,9 +114,18 @@ def test_a_fit_shorter_than_the_burn_in_still_gives_a_model():
     # Nothing recorded after the burn-in: the priors are the chain's current
     # draw and the topics its last counts.
     X = np.random.default_rng(0).poisson(1.0, size=(20, 10))
-    lda = GibbsLDA(2, max_iter=5, burn_in=50, random_state=0).fit(X)
+    # It says so (it did not: GibbsLDA(max_iter=100) at the default burn-in
+    # of 500 returned one sweep's topics without a word).
+    with pytest.warns(ConvergenceWarning, match=r"ended inside its burn-in \(5 sweeps, "
+                                                r"burn_in=50\): no sweep was kept"):
+        lda = GibbsLDA(2, max_iter=5, burn_in=50, random_state=0).fit(X)
     assert lda.doc_topic_prior_ > 0 and lda.topic_word_prior_ > 0
     np.testing.assert_allclose((lda.components_ - lda.topic_word_prior_).sum(), X.sum())
+    # One sweep after the burn-in is kept: no such warning.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        GibbsLDA(2, max_iter=6, burn_in=5, random_state=0).fit(X)
+    assert not any("burn-in" in str(w.message) for w in caught)
 
 
 def test_verbose_reports_progress_and_a_summary(capsys):

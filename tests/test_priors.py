@@ -379,6 +379,19 @@ def test_auto_prior_needs_a_burn_in(name):
     assert estimator.topic_word_prior_ == 0.1
 
 
+def test_dynamic_model_auto_prior_needs_two_sweeps():
+    # Its burn-in is the first max_iter - max(max_iter // 2, 1) sweeps: none
+    # at max_iter=1, where the prior stayed at 1 / n_components, reported as
+    # the estimate.
+    from sklearn_pgtm import DynamicTopicModel
+
+    X = np.random.RandomState(0).poisson(1.0, size=(12, 8))
+    model = DynamicTopicModel(3, max_iter=1, warm_start_iter=2, n_init=1, random_state=0)
+    with pytest.raises(ValueError, match="max_iter=1 leaves no sweep"):
+        model.fit(X)
+    assert model.set_params(doc_topic_prior=0.1).fit(X).doc_topic_prior_ == 0.1
+
+
 def test_rao_blackwell_ratio_and_argmax_match_scipy_with_an_informative_hyperprior():
     # Oracle: log nu_hat(h) - log prior(h) written with scipy.stats.gamma,
     # nu_hat the mean over recorded sweeps of the product of the components'

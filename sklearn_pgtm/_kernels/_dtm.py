@@ -1,4 +1,4 @@
-"""Kernels of the dynamic topic model (MODELS.md section 4).
+"""Kernels of the dynamic topic model (user guide ``doc/dtm.rst``).
 
 Layouts (S time slices, K topics, V words in stick order, most frequent
 first):
