@@ -93,7 +93,7 @@ def _kept_states(model_class, every=5):
 
     def recording_sweep(self, run):
         sweep(self, run)
-        if run.iteration >= self.burn_in and (run.iteration - self.burn_in) % every == 0:
+        if run.iteration >= self.burn_in_ and (run.iteration - self.burn_in_) % every == 0:
             states.append(run.chain.word_topic.T.astype(float))
 
     return mock.patch.object(model_class, "_sweep", recording_sweep), states

@@ -261,7 +261,7 @@ def warmup_rows(quick):
     import sklearn_pgtm._ctm as ctm_module
 
     short = {"max_iter": 40, "burn_in": 20} if quick else {}
-    rules = [("min(20, burn_in // 2)", lambda self: min(20, self.burn_in // 2)),
+    rules = [("min(20, burn_in // 2)", lambda self: min(20, self.burn_in_ // 2)),
              ("burn_in // 2", None)]
     drawn = [(5, 300, 0)] if quick else [(10, 4000, 0), (20, 2000, 0), (20, 2000, 1),
                                          (20, 2000, 2)]
@@ -528,7 +528,7 @@ def averaging_rows(quick):
     def before():
         defaults = {"burn_in": burn_in * 2 // 3, "max_iter": ends[0]}
         with mock.patch.dict(model_class.__init__.__kwdefaults__, defaults), \
-                mock.patch.object(model_class, "_n_warmup", lambda self: self.burn_in // 2):
+                mock.patch.object(model_class, "_n_warmup", lambda self: self.burn_in_ // 2):
             yield
 
     def compared(X, n_topics, link, seed, score, drawn):

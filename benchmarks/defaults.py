@@ -891,7 +891,7 @@ def average_weights_accuracy(clf, X_test, y_test):
     weights after the burn-in (from ``trace_``) scoring the test documents'
     inferred topic frequencies; ``clf`` is left as it came."""
     other = _inferred_topics_copy(clf)
-    other.coef_ = clf.trace_.coef[clf.burn_in:].mean(axis=0)
+    other.coef_ = clf.trace_.coef[clf.burn_in_:].mean(axis=0)
     return float(np.mean(other.predict(X_test) == y_test))
 
 

@@ -28,7 +28,7 @@ from sklearn_pgtm.diagnostics import rhat, run_chains
 
 corpus = load_religion_corpus()
 X, y = corpus.X_train, corpus.y_train
-model = GibbsSLDAClassifier(n_components=5, c=25.0, max_iter=200, burn_in=100)
+model = GibbsSLDAClassifier(n_components=5, c=25.0, max_iter=200)
 
 # %%
 # Four chains of 200 sweeps, two at a time. The summary says in words whether

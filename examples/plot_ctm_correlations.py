@@ -37,13 +37,11 @@ print(f"{X.shape[0]} documents, {X.shape[1]} words, {X.sum()} tokens")
 # ---
 # The logistic-normal link with the moment-matched Gaussian Pólya-Gamma
 # sampler, which is fast for long documents (see :ref:`polyagamma`). A short
-# chain needs a burn-in to match: its first third is a plain LDA warm-up, so
-# with the default ``burn_in=750`` these 150 sweeps would all be warm-up and
-# the correlations would stay at their start (``fit`` warns of that).
+# chain keeps the proportions of the default one: ``burn_in="auto"`` takes
+# three fifths of ``max_iter`` (90 of these 150 sweeps), the first third of
+# them a plain LDA warm-up.
 n_topics = 16
-ctm = CorrelatedTopicModel(
-    n_topics, pg_method="gaussian", max_iter=150, burn_in=90, random_state=0
-).fit(X)
+ctm = CorrelatedTopicModel(n_topics, pg_method="gaussian", max_iter=150, random_state=0).fit(X)
 top_words = [
     " ".join(vocabulary[np.argsort(-ctm.components_[k])[:4]]) for k in range(n_topics)
 ]

@@ -75,8 +75,8 @@ plt.show()
 # ``prediction_topics="inferred"``: the weights score the topic frequencies
 # that Gibbs inference gives, as the draws are (the default scores each
 # token's expected topic, without sampling).
-clf = GibbsSLDAClassifier(n_components=8, c=25.0, max_iter=100, burn_in=50,
-                          prediction_topics="inferred", random_state=0)
+clf = GibbsSLDAClassifier(n_components=8, c=25.0, max_iter=100, prediction_topics="inferred",
+                          random_state=0)
 clf.fit(corpus.X_train, corpus.y_train)
 theta = clf.sample_transform(X, n_samples=200)           # (200, 4, 8)
 score_draws = theta @ clf.coef_[0]

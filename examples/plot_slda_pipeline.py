@@ -55,7 +55,7 @@ print(f"{len(docs_train)} training and {len(docs_test)} test messages")
 # et al. (2013) for binary tasks. Three-fold cross-validation picks one.
 pipe = Pipeline([
     ("counts", CountVectorizer(min_df=2)),
-    ("slda", GibbsSLDAClassifier(n_components=10, max_iter=60, burn_in=30, random_state=0)),
+    ("slda", GibbsSLDAClassifier(n_components=10, max_iter=60, random_state=0)),
 ])
 grid = GridSearchCV(pipe, {"slda__c": [1.0, 25.0]}, cv=3)
 start = time.perf_counter()

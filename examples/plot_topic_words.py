@@ -23,8 +23,7 @@ from sklearn_pgtm.datasets import load_religion_corpus
 from sklearn_pgtm.inspection import topic_summary
 
 corpus = load_religion_corpus()
-model = GibbsSLDAClassifier(n_components=8, c=25.0, max_iter=100, burn_in=50,
-                            random_state=0)
+model = GibbsSLDAClassifier(n_components=8, c=25.0, max_iter=100, random_state=0)
 model.fit(corpus.X_train, corpus.y_train)
 print(f"test accuracy: {model.score(corpus.X_test, corpus.y_test):.3f}")
 

@@ -728,12 +728,26 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         auto = [name for name in ("doc_topic_prior", "topic_word_prior")
                 if isinstance(getattr(self, name, None), str)
                 and getattr(self, name) == "auto"]
-        if auto and getattr(self, "burn_in", None) == 0:
+        if auto and not self._continuing() and self._new_burn_in() == 0:
+            given = ("burn_in=0" if self.burn_in == 0 else
+                     f"burn_in='auto' at max_iter={self.max_iter} (a burn-in of 0 sweeps)")
             raise ValueError(
                 f"{type(self).__name__}: {' and '.join(auto)}='auto' is estimated during the "
-                "burn-in, and burn_in=0 leaves no sweep to estimate it in (it would stay at "
+                f"burn-in, and {given} leaves no sweep to estimate it in (it would stay at "
                 "its starting value 1 / n_components). Set burn_in >= 1, or give the prior "
                 "as a float.")
+
+    # burn_in="auto" discards this share of max_iter (numerator, denominator).
+    _AUTO_BURN_IN_SHARE = (1, 2)
+
+    def _new_burn_in(self):
+        """The burn-in of a new chain: ``burn_in``, or for "auto" its share
+        of ``max_iter`` (:data:`_AUTO_BURN_IN_SHARE`). A continued chain keeps
+        the burn-in it started with (``burn_in_``)."""
+        if isinstance(self.burn_in, str):
+            numerator, denominator = self._AUTO_BURN_IN_SHARE
+            return self.max_iter * numerator // denominator
+        return self.burn_in
 
     def _continuing(self):
         """Whether this fit continues the previous chain (``warm_start``)."""
@@ -801,6 +815,7 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
             check_nonempty_corpus(X, whom)
             rng = check_random_state(self.random_state)
             doc_ptr, word_ids = to_tokens(X)
+            self.burn_in_ = self._new_burn_in()
             run = self._start_run(X, doc_ptr, word_ids, seed_from(rng))
             self._infer_seed = seed_from(rng)
         reporter = ProgressReporter(type(self).__name__, self.verbose)
@@ -859,10 +874,10 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         kept no sweep: ``components_`` and the model's other averages are the
         last sweep's state and an "auto" prior its estimate so far, which the
         fit reported without a word."""
-        if run.iteration > self.burn_in:
+        if run.iteration > self.burn_in_:
             return
         _warn(f"{type(self).__name__}: the chain ended inside its burn-in ({run.iteration} "
-              f"sweeps, burn_in={self.burn_in}): no sweep was kept, so components_ and the "
+              f"sweeps, burn-in {self.burn_in_}): no sweep was kept, so components_ and the "
               "other fitted averages are the last sweep's state, not averages over the "
               "posterior. Increase max_iter or lower burn_in.", ConvergenceWarning)
 
@@ -892,12 +907,12 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         1.16-1.27 (measured with sklearn_pgtm.diagnostics; the moving priors
         slow the topics down because the two are strongly coupled).
         """
-        it, priors = run.iteration, run.priors
-        if it < self.burn_in and priors.estimated:
-            priors.update(run.chain, record=it >= self.burn_in // 2)
-            if it + 1 == self.burn_in:
+        it, priors, burn_in = run.iteration, run.priors, self.burn_in_
+        if it < burn_in and priors.estimated:
+            priors.update(run.chain, record=it >= burn_in // 2)
+            if it + 1 == burn_in:
                 priors.set_estimated(priors.estimate())
-        elif it >= self.burn_in:
+        elif it >= burn_in:
             run.keep_counts()
         if priors.estimate_alpha:
             run.trace.record(doc_topic_prior=priors.alpha[0])
@@ -912,7 +927,7 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         on from them)."""
         priors = run.priors
         alpha, beta = priors.alpha[0], priors.beta
-        if priors.estimated and run.iteration < self.burn_in and priors.recorded()[0].size:
+        if priors.estimated and run.iteration < self.burn_in_ and priors.recorded()[0].size:
             h_hat = priors.estimate()
             if priors.estimate_alpha:
                 alpha = h_hat[0]

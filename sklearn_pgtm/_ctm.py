@@ -323,8 +323,12 @@ class CorrelatedTopicModel(GibbsTopicModel):
         comp.* groups and changed it by -0.5 % to +0.2 % on the others
         (``benchmarks/convergence.py``).
 
-    burn_in : int, default=750
+    burn_in : int or "auto", default="auto"
         Sweeps before ``(mu, Sigma)`` and the topic-word counts are averaged.
+        ``"auto"``: three fifths of ``max_iter`` (750 at the default 1,250,
+        the split measured below; a ``warm_start`` continuation keeps its
+        chain's, ``burn_in_``), so that a shorter chain keeps a warm-up,
+        correlated burn-in sweeps and kept sweeps in the same proportions.
         Its first third is the plain LDA warm-up (250 sweeps at the defaults;
         the topic-word prior annealed over the warm-up's first half,
         :ref:`ctm_anneal`); an "auto" ``topic_word_prior`` is estimated over
@@ -443,6 +447,11 @@ class CorrelatedTopicModel(GibbsTopicModel):
     n_iter_ : int
         Number of sweeps run.
 
+    burn_in_ : int
+        The burn-in of the chain: ``burn_in``, or the share of ``max_iter``
+        that ``"auto"`` stands for (of the first fit of a ``warm_start``
+        chain).
+
     n_features_in_ : int
         Number of words seen in :meth:`fit`.
 
@@ -486,7 +495,7 @@ class CorrelatedTopicModel(GibbsTopicModel):
         "prior_strength": [Interval(Real, 0, None, closed="neither")],
         "topic_word_prior": PRIOR_CONSTRAINT,
         "max_iter": [IntegerInterval(1, None, closed="left")],
-        "burn_in": [IntegerInterval(0, None, closed="left")],
+        "burn_in": [IntegerInterval(0, None, closed="left"), StrOptions({"auto"})],
         "n_infer_iter": [IntegerInterval(1, None, closed="left")],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
@@ -505,7 +514,7 @@ class CorrelatedTopicModel(GibbsTopicModel):
         prior_strength=0.01,
         topic_word_prior="auto",
         max_iter=1250,
-        burn_in=750,
+        burn_in="auto",
         n_infer_iter=400,
         warm_start=False,
         random_state=None,
@@ -646,10 +655,13 @@ class CorrelatedTopicModel(GibbsTopicModel):
             return -np.log(np.arange(dim, 0, -1, dtype=np.float64))
         return np.zeros(dim)
 
+    # burn_in="auto": three fifths of max_iter (750 of the default 1,250).
+    _AUTO_BURN_IN_SHARE = (3, 5)
+
     def _n_warmup(self):
         """Plain LDA sweeps (Dirichlet(1) prior) before the correlated ones:
         the first third of the burn-in (user guide :ref:`ctm_warmup`)."""
-        return self.burn_in // 3
+        return self.burn_in_ // 3
 
     def _warmup_beta(self, run):
         """Topic-word prior of the warm-up sweep ``run.iteration``.
@@ -726,7 +738,7 @@ class CorrelatedTopicModel(GibbsTopicModel):
             self._proportions(run.gauss, run.weights)
             chain.sweep_weighted(run.weights, run.priors.beta, self.n_jobs)
         self._update_priors(run)
-        if run.iteration >= self.burn_in:
+        if run.iteration >= self.burn_in_:
             run.mu_sum += run.mu
             run.sigma_sum += run.sigma
             run.n_moments += 1

@@ -51,7 +51,7 @@ class DirichletTopicModel(GibbsTopicModel):
         when one is due (symmetric priors), noted for the progress report:
         one line per round, one per accepted move with ``verbose >= 2``."""
         moves = run.split_merge
-        if moves is not None and moves.due(run.iteration, self.burn_in):
+        if moves is not None and moves.due(run.iteration, self.burn_in_):
             made = moves.step(run.chain, float(run.priors.alpha[0]), float(run.priors.beta),
                               run.iteration)
             if len(made) == 1 or (made and self.verbose >= 2):
@@ -158,14 +158,18 @@ class GibbsLDA(DirichletTopicModel):
         that gained 0.78-1.73 % from 200 more sweeps had risen by
         0.0135-0.039.
 
-    burn_in : int, default=500
+    burn_in : int or "auto", default="auto"
         Sweeps before the topic-word counts are averaged; "auto" priors are
         estimated over the second half of the burn-in and held at the
         estimate afterwards (a shorter burn-in leaves chains at different
         estimates of the priors, measured with ``max_iter``); they need a
-        burn-in of at least one sweep. A chain of ``max_iter <= burn_in``
-        sweeps keeps none: ``components_`` is then the last sweep's, and the
-        fit raises a ``ConvergenceWarning`` saying so.
+        burn-in of at least one sweep. ``"auto"``: half of ``max_iter`` (500
+        at the default 1,000), the split that the R-hat measurements of
+        ``max_iter`` used at every length, so that a shorter or longer chain
+        keeps its proportions; a ``warm_start`` continuation keeps the
+        burn-in its chain started with (``burn_in_``). A chain of ``max_iter
+        <= burn_in`` sweeps keeps none: ``components_`` is then the last
+        sweep's, and the fit raises a ``ConvergenceWarning`` saying so.
 
     n_infer_iter : int, default=100
         Gibbs sweeps over a new document's topics (topics fixed) in
@@ -257,6 +261,11 @@ class GibbsLDA(DirichletTopicModel):
     n_iter_ : int
         Sweeps run (over every call of ``fit`` with ``warm_start``).
 
+    burn_in_ : int
+        The burn-in of the chain: ``burn_in``, or the share of ``max_iter``
+        that ``"auto"`` stands for (of the first fit of a ``warm_start``
+        chain).
+
     n_features_in_ : int
         Number of words seen in :meth:`fit`.
 
@@ -293,7 +302,7 @@ class GibbsLDA(DirichletTopicModel):
         "doc_topic_prior": PRIOR_CONSTRAINT,
         "topic_word_prior": TOPIC_WORD_PRIOR_CONSTRAINT,
         "max_iter": [IntegerInterval(1, None, closed="left")],
-        "burn_in": [IntegerInterval(0, None, closed="left")],
+        "burn_in": [IntegerInterval(0, None, closed="left"), StrOptions({"auto"})],
         "n_infer_iter": [IntegerInterval(1, None, closed="left")],
         "split_merge": ["boolean"],
         "method": [StrOptions(set(LDA_METHODS))],
@@ -310,7 +319,7 @@ class GibbsLDA(DirichletTopicModel):
         doc_topic_prior="auto",
         topic_word_prior="auto",
         max_iter=1000,
-        burn_in=500,
+        burn_in="auto",
         n_infer_iter=100,
         split_merge=True,
         method="auto",

@@ -285,13 +285,15 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         the binary 20 Newsgroups tasks at c = 25 is in the user guide
         (:ref:`slda_advice`).
 
-    burn_in : int, default=500
+    burn_in : int or "auto", default="auto"
         Sweeps before the classifier weights and the topic-word counts are
         averaged; "auto" priors are estimated over the second half of the
         burn-in (at least one sweep) and held at the estimate afterwards.
         With ``max_iter <= burn_in`` no sweep is kept: the fitted weights and
         topics are the last sweep's, with a ``ConvergenceWarning``.
-        Half of ``max_iter``, as in :class:`GibbsLDA`: the R-hat figures of
+        ``"auto"``: half of ``max_iter`` (500 at the default 1,000; a
+        ``warm_start`` continuation keeps its chain's, ``burn_in_``), as in
+        :class:`GibbsLDA`: the R-hat figures of
         ``max_iter`` are those of the sweeps after a burn-in of half the
         chain. The accuracy does not
         depend on it beyond the seed noise: on three binary 20 Newsgroups
@@ -508,6 +510,11 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
     n_iter_ : int
         Number of Gibbs sweeps run by each binary model.
 
+    burn_in_ : int
+        The burn-in of the chain: ``burn_in``, or the share of ``max_iter``
+        that ``"auto"`` stands for (of the first fit of a ``warm_start``
+        chain).
+
     See Also
     --------
     GibbsLDA : Unsupervised LDA by the same sampler.
@@ -553,7 +560,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         "doc_topic_prior": PRIOR_CONSTRAINT,
         "topic_word_prior": PRIOR_CONSTRAINT,
         "max_iter": [IntegerInterval(1, None, closed="left")],
-        "burn_in": [IntegerInterval(0, None, closed="left")],
+        "burn_in": [IntegerInterval(0, None, closed="left"), StrOptions({"auto"})],
         "n_infer_iter": [IntegerInterval(1, None, closed="left")],
         "prediction": [StrOptions({"refit", "average", "last"})],
         "prediction_topics": [StrOptions({"expected", "inferred"})],
@@ -576,7 +583,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         doc_topic_prior="auto",
         topic_word_prior="auto",
         max_iter=1000,
-        burn_in=500,
+        burn_in="auto",
         n_infer_iter=100,
         prediction="refit",
         prediction_topics="expected",
@@ -757,7 +764,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
             chain.tokens.doc_topic, lengths, run.eta, self.c, method, self.pg_terms,
             run.pg_states, lo, hi, run.lam), bounds)
         self._update_priors(run)
-        if run.iteration >= self.burn_in:
+        if run.iteration >= self.burn_in_:
             run.eta_sum += run.eta
             run.n_eta += 1
 
@@ -777,7 +784,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         chain.sweep_softmax(run.priors.alpha, run.priors.beta, run.response, self.n_jobs)
         self._move_topics(run)
         self._update_priors(run)
-        if run.iteration >= self.burn_in:
+        if run.iteration >= self.burn_in_:
             run.eta_sum += run.eta
             run.n_eta += 1
 

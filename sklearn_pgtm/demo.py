@@ -34,7 +34,7 @@ SETTINGS = {
         "eblda": {"n_components": 20},
     },
     "quick": {
-        "slda": {"n_components": 20, "max_iter": 60, "burn_in": 30},
+        "slda": {"n_components": 20, "max_iter": 60},
         "eblda": {"n_components": 20, "burn_in": 30, "n_samples": 60},
     },
 }

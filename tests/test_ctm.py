@@ -336,6 +336,7 @@ def _geweke(link, n_iter, seed=0):
     words = draw_words(topics[None])[0]
     X = sparse.csr_matrix((np.ones(n_tokens), (doc_of_token, words)), shape=(n_docs, n_words))
     model._record_fit_params()
+    model.burn_in_ = model._new_burn_in()
     run = model._start_run(X, doc_ptr, words.copy(), seed + 1)
     chain = run.chain = chain_at(run.chain.tokens.word_ids, topics, doc_ptr, n_topics, n_words,
                                  seed + 2)
@@ -343,7 +344,7 @@ def _geweke(link, n_iter, seed=0):
     # Correlated sweeps (past the warm-up and its stick reordering), inside
     # the burn-in (no kept counts); the sweeps do not advance the iteration.
     run.iteration = model._n_warmup() + 1
-    assert run.iteration < model.burn_in
+    assert run.iteration < model.burn_in_
     tokens = chain.tokens
     saved = (np.empty((n_iter, dim)), np.empty((n_iter, dim, dim)),
              np.empty((n_iter, n_docs, dim)), np.empty((n_iter, n_tokens), np.int32),
@@ -443,7 +444,7 @@ def test_recovery_check_fails_on_merged_topics(monkeypatch):
     monkeypatch.setattr(ctm, "_FACTOR_START", False)
     monkeypatch.setattr(ctm, "_ANNEAL_MASS", 0.0)
     monkeypatch.setattr(ctm.CorrelatedTopicModel, "_n_warmup",
-                        lambda self: min(20, self.burn_in // 2))
+                        lambda self: min(20, self.burn_in_ // 2))
     X, phi, corr = correlated_corpus(seed=5)
     model = CorrelatedTopicModel(6, link="stick_breaking", random_state=5).fit(X)
     worst_l1, _ = recovery(model, phi, corr)
@@ -952,6 +953,22 @@ def test_fitted_moments_average_exactly_the_draws_after_the_burn_in(link):
         sd = np.sqrt(np.diag(cov))
         np.testing.assert_allclose(full.topic_correlation_, cov / np.outer(sd, sd),
                                    atol=1e-12)
+
+
+def test_auto_burn_in_is_three_fifths_of_max_iter():
+    # 750 of the default 1,250 sweeps; a shorter chain keeps the proportions
+    # (warm-up burn_in_ // 3, then correlated burn-in, then kept sweeps).
+    X, _, _ = correlated_corpus(n_topics=3, n_words=30, n_docs=30, doc_length=20)
+    params = dict(n_components=3, topic_word_prior=0.1, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        auto = CorrelatedTopicModel(max_iter=15, **params).fit(X)
+        fixed = CorrelatedTopicModel(max_iter=15, burn_in=9, **params).fit(X)
+    assert CorrelatedTopicModel().burn_in == "auto"
+    assert CorrelatedTopicModel()._new_burn_in() == 750
+    assert auto.burn_in_ == 9 and auto._n_warmup() == 3
+    np.testing.assert_array_equal(auto.components_, fixed.components_)
+    np.testing.assert_array_equal(auto.covariance_, fixed.covariance_)
 
 
 def test_stick_breaking_topic_correlation_is_that_of_the_centred_log_proportions():

@@ -114,10 +114,10 @@ def test_a_fit_shorter_than_the_burn_in_still_gives_a_model():
     # Nothing recorded after the burn-in: the priors are the chain's current
     # draw and the topics its last counts.
     X = np.random.default_rng(0).poisson(1.0, size=(20, 10))
-    # It says so (it did not: GibbsLDA(max_iter=100) at the default burn-in
-    # of 500 returned one sweep's topics without a word).
+    # It says so (it did not: GibbsLDA(max_iter=100) at the burn-in of 500,
+    # then the default, returned one sweep's topics without a word).
     with pytest.warns(ConvergenceWarning, match=r"ended inside its burn-in \(5 sweeps, "
-                                                r"burn_in=50\): no sweep was kept"):
+                                                r"burn-in 50\): no sweep was kept"):
         lda = GibbsLDA(2, max_iter=5, burn_in=50, random_state=0).fit(X)
     assert lda.doc_topic_prior_ > 0 and lda.topic_word_prior_ > 0
     np.testing.assert_allclose((lda.components_ - lda.topic_word_prior_).sum(), X.sum())
@@ -211,6 +211,29 @@ def test_components_average_exactly_the_sweeps_after_the_burn_in(priors):
         full.components_, warm.topic_word_prior_ + np.mean(counts[burn_in:], axis=0),
         rtol=1e-12)
     np.testing.assert_array_equal(full.components_, warm.components_)
+
+
+def test_auto_burn_in_is_half_of_max_iter_and_a_continued_chain_keeps_it():
+    # burn_in="auto" follows max_iter (a user who shortens the chain keeps a
+    # burn-in of half of it, not the 500 of the default length); warm_start
+    # continues the chain with the burn-in it started with.
+    X, _ = lda_corpus(40, 30, 3, 20, 0.3, 0.1, seed=5)
+    params = dict(n_components=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        auto = GibbsLDA(max_iter=9, **params).fit(X)
+        fixed = GibbsLDA(max_iter=9, burn_in=4, **params).fit(X)
+        assert GibbsLDA().burn_in == "auto" and auto.burn_in_ == fixed.burn_in_ == 4
+        np.testing.assert_array_equal(auto.components_, fixed.components_)
+        assert auto.doc_topic_prior_ == fixed.doc_topic_prior_
+        warm = GibbsLDA(max_iter=9, warm_start=True, **params).fit(X)
+        warm.set_params(max_iter=11).fit(X)
+        longer = GibbsLDA(max_iter=20, burn_in=4, **params).fit(X)
+    assert warm.burn_in_ == 4 and warm.n_iter_ == 20
+    np.testing.assert_array_equal(warm.components_, longer.components_)
+    # A burn-in of no sweep (max_iter=1) cannot estimate an "auto" prior.
+    with pytest.raises(ValueError, match=r"burn_in='auto' at max_iter=1 \(a burn-in of 0"):
+        GibbsLDA(max_iter=1, **params).fit(X)
 
 
 def _catch_conditionals(monkeypatch):

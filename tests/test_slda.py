@@ -440,6 +440,7 @@ def _geweke(c, n_iter, seed=0):
     X = sp.csr_matrix((np.ones(n_tokens), (doc_of_token, words)), shape=(n_docs, n_words))
     model = GibbsSLDAClassifier(n_topics, c=c, prior_variance=nu2, doc_topic_prior=alpha,
                                 topic_word_prior=beta, split_merge=False, burn_in=10**9)
+    model.burn_in_ = model.burn_in  # fit's step, which this test does by hand
     run = model._start_binary(X, doc_ptr, words.copy(), y, np.random.SeedSequence(seed + 1))
     chain = run.chain = chain_at(run.chain.tokens.word_ids, topics, doc_ptr, n_topics, n_words,
                                  seed + 2)
@@ -578,6 +579,7 @@ def _geweke_multinomial(c, n_iter, seed=0, n_batches=50):
                                 topic_word_prior=beta, multi_class="multinomial",
                                 split_merge=False, burn_in=10**9)
     model.classes_ = np.arange(n_classes)
+    model.burn_in_ = model.burn_in  # fit's step, which this test does by hand
     run = model._start_softmax(X, doc_ptr, words.copy(), y.astype(np.int64),
                                np.random.SeedSequence(seed + 1))
     chain = run.chain = chain_at(run.chain.tokens.word_ids, topics, doc_ptr, n_topics, n_words,
