@@ -30,6 +30,7 @@ from ._base import (
     check_feature_names,
     check_finite,
     check_nonempty_corpus,
+    completion_halves,
     is_integer_at_least,
     keep_state_on_failure,
     present_words,
@@ -41,7 +42,6 @@ from ._kernels._dtm import (
     count_slice_topic_words,
     log_words_given_topics,
     sample_topic_word_logits,
-    split_tokens_in_half,
     sum_squared_steps,
     topic_word_probabilities,
 )
@@ -1030,19 +1030,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         so repeated calls agree.
         """
         doc_ptr, word_ids, rows, slice_ptr, _, phi = self._prepare(X, times, whom)
-        n_docs = doc_ptr.shape[0] - 1
-        observed = np.empty(word_ids.shape[0], dtype=np.uint8)
-        split_tokens_in_half(doc_ptr, document_streams(self._split_seed, doc_ptr, word_ids),
-                             observed)
-        doc_ids = np.repeat(np.arange(n_docs), np.diff(doc_ptr))
-        parts = []
-        for keep in (1, 0):
-            mask = observed == keep
-            part_ptr = np.zeros(n_docs + 1, dtype=np.int64)
-            np.cumsum(np.bincount(doc_ids[mask], minlength=n_docs), out=part_ptr[1:])
-            parts.append((part_ptr, np.ascontiguousarray(word_ids[mask]),
-                          np.ascontiguousarray(rows[mask])))
-        (obs_ptr, obs_words, obs_rows), (held_ptr, held_words, held_rows) = parts
+        (obs_ptr, obs_words, obs_rows), (held_ptr, held_words, held_rows) = completion_halves(
+            doc_ptr, word_ids, rows, self._split_seed)
         theta = self._infer_tokens(obs_ptr, obs_words, obs_rows, slice_ptr, phi,
                                    self._infer_seed)
         total = 0.0

@@ -1006,10 +1006,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         draws = None if not n_samples else np.concatenate([d for _, d in results], axis=2)
         return np.hstack(means), draws
 
-    def _log_likelihood_of(self, doc_ptr, word_ids):
+    def _log_predictive(self, doc_ptr, rows, theta, topics):
         # The binary models' log-likelihoods, averaged (each explains every token).
-        theta = self._posterior(doc_ptr, word_ids, 0)[0]
-        topics, rows = self._present_topics(word_ids)
         k = self._n_topics()
         values = [log_predictive(doc_ptr, rows, theta[:, m * k:(m + 1) * k].copy(),
                                  np.ascontiguousarray(topics[:, m * k:(m + 1) * k]))

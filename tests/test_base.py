@@ -355,7 +355,9 @@ def test_post_fit_methods_take_the_topics_of_the_present_words_only(name, monkey
 
     monkeypatch.setattr(base, "present_words", recording)
     restricted = _post_fit_results(model, new)
-    assert sizes and set(sizes) == {3}  # words 5, 40, 59; never the whole vocabulary
+    # Words 5, 40, 59 (or those of a half of each document: perplexity
+    # infers from one half), never the whole vocabulary.
+    assert sizes and max(sizes) == 3
     for got, want in zip(restricted, _full_topic_results(model, new)):
         np.testing.assert_array_equal(got, want)
 

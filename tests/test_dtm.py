@@ -22,12 +22,12 @@ from sklearn_pgtm._dtm import (
 from sklearn_pgtm._kernels._dtm import (
     count_slice_topic_words,
     sample_topic_word_logits,
-    split_tokens_in_half,
     sum_squared_steps,
     topic_word_probabilities,
 )
 from sklearn_pgtm._kernels._linear_gaussian import scalar_ffbs
 from sklearn_pgtm._kernels._polyagamma import PG_AUTO, PG_EXACT
+from sklearn_pgtm._kernels._random import split_tokens_in_half
 from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._kernels._stick_breaking import stick_breaking
 

@@ -10,7 +10,7 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_pgtm import GibbsLDA
+from sklearn_pgtm import CorrelatedTopicModel, GibbsLDA
 
 from _corpora import lda_corpus
 
@@ -298,3 +298,21 @@ def test_a_fit_ending_inside_the_burn_in_reports_the_estimate_so_far(monkeypatch
     h_hat = _rao_blackwell_argmax(seen[10:])
     np.testing.assert_allclose([lda.doc_topic_prior_, lda.topic_word_prior_], h_hat,
                                rtol=1e-5)
+
+
+@pytest.mark.parametrize("estimator", [GibbsLDA(max_iter=200, random_state=0),
+                                       CorrelatedTopicModel(max_iter=100, random_state=0)],
+                         ids=["GibbsLDA", "CorrelatedTopicModel"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_grid_search_over_n_components_finds_the_true_number_of_topics(estimator, seed):
+    # GridSearchCV with the estimator's own score (document completion):
+    # on corpora drawn from LDA with 5 topics it picks 5 of (2, 5, 15). The
+    # plug-in score before it (the documents' own words inferring and
+    # scored) rose with every topic and picked the largest K offered.
+    from sklearn.model_selection import GridSearchCV
+
+    X, _ = lda_corpus(300, 200, 5, 50, 0.3, 0.05, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        grid = GridSearchCV(estimator, {"n_components": [2, 5, 15]}, cv=3).fit(X)
+    assert grid.best_params_ == {"n_components": 5}

@@ -11,6 +11,7 @@ import copy
 import pickle
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import is_classifier
 import pytest
 from sklearn.exceptions import NotFittedError
@@ -148,12 +149,13 @@ def test_sample_transform(fitted):
         est.sample_transform(X[:4], n_samples=0)
 
 
-def test_perplexity_is_exp_of_minus_score_per_token(fitted):
+def test_perplexity_is_exp_of_minus_score_per_held_out_token(fitted):
     _, est = fitted
     if is_classifier(est):
         pytest.skip("a classifier's score is its accuracy")
-    np.testing.assert_allclose(est.perplexity(X[:10]),
-                               np.exp(-est.score(X[:10]) / X[:10].sum()))
+    _, held = _completion_halves(est, X[:10])
+    np.testing.assert_allclose(est.perplexity(X[:10]), np.exp(-est.score(X[:10]) / held.sum()))
+    assert 0 < held.sum() < X[:10].sum()
 
 
 @pytest.mark.parametrize("name", list(FACTORIES))
@@ -369,24 +371,45 @@ def test_interrupted_continuation_leaves_the_chain_as_it_was(name, monkeypatch):
     np.testing.assert_array_equal(continued.transform(X[:5]), longer.transform(X[:5]))
 
 
-def test_perplexity_is_numpys_log_likelihood_of_the_words(fitted):
-    # Oracle: sum_d sum_w n_dw log(theta_d . phi_w) computed here, theta from
-    # transform and phi the row-normalized components_ (of each model of a
-    # one-vs-rest classifier, whose log-likelihoods are averaged).
+def _completion_halves(est, docs):
+    """The two halves of document completion as count matrices, built here
+    from the package's token split (the coin of every token) alone."""
+    from sklearn_pgtm._base import to_tokens
+    from sklearn_pgtm._kernels._random import document_streams, split_tokens_in_half
+
+    doc_ptr, word_ids = to_tokens(sp.csr_matrix(docs))
+    observed = np.empty(word_ids.shape[0], dtype=np.uint8)
+    split_tokens_in_half(doc_ptr, document_streams(est._split_seed, doc_ptr, word_ids),
+                         observed)
+    doc_ids = np.repeat(np.arange(docs.shape[0]), np.diff(doc_ptr))
+    halves = [sp.csr_matrix((np.ones(int(np.sum(observed == keep))),
+                             (doc_ids[observed == keep], word_ids[observed == keep])),
+                            shape=docs.shape) for keep in (1, 0)]
+    return tuple(halves)
+
+
+def test_score_is_numpys_document_completion(fitted):
+    # Oracle: sum_d sum_w h_dw log(theta_d . phi_w) computed here over the
+    # held-out half h, theta from transform of the observed half alone and
+    # phi the row-normalized components_ (of each model of a one-vs-rest
+    # classifier, whose log-likelihoods are averaged).
     _, est = fitted
     docs = X[:10]
-    theta = est.transform(docs)
+    observed, held = _completion_halves(est, docs)
+    assert (observed + held != sp.csr_matrix(docs)).nnz == 0
+    theta = est.transform(observed)
     n_models = _n_models(est)
     k = est.components_.shape[0] // n_models
     values = []
     for m in range(n_models):
         phi = est.components_[m * k:(m + 1) * k]
         phi = phi / phi.sum(axis=1, keepdims=True)
-        values.append(np.sum(docs * np.log(theta[:, m * k:(m + 1) * k] @ phi)))
+        values.append(np.sum(held.toarray() * np.log(theta[:, m * k:(m + 1) * k] @ phi)))
     expected = np.mean(values)
     if not is_classifier(est):
         np.testing.assert_allclose(est.score(docs), expected, rtol=1e-10)
-    np.testing.assert_allclose(est.perplexity(docs), np.exp(-expected / docs.sum()),
+        assert est.score(docs) == est.score(docs)
+    np.testing.assert_allclose(est.perplexity(docs), np.exp(-expected / held.sum()),
                                rtol=1e-10)
 
 

@@ -25,7 +25,6 @@ from numba import njit
 from ._config import CACHE
 from ._linear_gaussian import scalar_ffbs
 from ._polyagamma import pg_draw_fast
-from ._random import uniform
 
 
 @njit(cache=CACHE, nogil=True)
@@ -128,17 +127,6 @@ def topic_word_probabilities(psi, lo, hi, phi):
                 rest[s] *= keep
         for s in range(n_slices):
             phi[s, n_sticks, k] = rest[s]
-
-
-@njit(cache=CACHE, nogil=True)
-def split_tokens_in_half(doc_ptr, states, observed):
-    """``observed[i] = 1`` with probability 1/2 for every token, from its
-    document's stream ``states[d]`` (the binomial split of document
-    completion; a document's split depends on its stream only)."""
-    for d in range(doc_ptr.shape[0] - 1):
-        state = states[d]
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            observed[i] = 1 if uniform(state) < 0.5 else 0
 
 
 @njit(cache=CACHE, nogil=True)

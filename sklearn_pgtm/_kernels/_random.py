@@ -238,6 +238,17 @@ def _document_streams(seed, doc_ptr, word_ids, states):
             states[d, j] = h
 
 
+@njit(cache=CACHE, nogil=True)
+def split_tokens_in_half(doc_ptr, states, observed):
+    """``observed[i] = 1`` with probability 1/2 for every token, from its
+    document's stream ``states[d]`` (the binomial split of document
+    completion; a document's split depends on its stream only)."""
+    for d in range(doc_ptr.shape[0] - 1):
+        state = states[d]
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            observed[i] = 1 if uniform(state) < 0.5 else 0
+
+
 def document_streams(seed, doc_ptr, word_ids):
     """One xoshiro256** state per document, derived from ``seed`` and the
     document's own tokens.
