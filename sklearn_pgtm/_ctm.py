@@ -224,9 +224,9 @@ class CorrelatedTopicModel(GibbsTopicModel):
         two-sample test at 10^5 draws, 27 times the draws per cell of a
         default fit (1,250 sweeps x 3 sub-iterations), and tests at 10^4 draws
         reject at the nominal rate. On the embedded demo corpus (K = 20) a
-        draw costs 68 / 103 ns (logistic normal / stick breaking, with the
-        switch at 14) against 6.0 / 3.4 µs for ``"exact"``, whose cost grows
-        with ``b`` (about 40 ns per unit). The switch was 14 (the same rule at
+        draw costs 37 / 39 ns (logistic normal / stick breaking; 37 / 58 ns
+        with the switch at 14) against 4.5 / 2.5 µs for ``"exact"``, whose
+        cost grows with ``b``. The switch was 14 (the same rule at
         10^6 draws) until 2026-11-29; on documents of 5-13 tokens every draw
         of the logistic-normal link was then exact and its fit took 4.4 times
         as long (4,000 20 Newsgroups messages cut to 8-12 tokens, K = 20: 19.5
@@ -308,7 +308,7 @@ class CorrelatedTopicModel(GibbsTopicModel):
         defaults then), the held-out perplexity was lower at 1,000 sweeps
         than at 300 on every corpus and link: 300 / 600 / 1,000 sweeps gave
         2030 / 2000 / 1973 (logistic normal) and 2053 / 2032 / 2034 (stick
-        breaking) on 432 20 Newsgroups messages, 1006 / 994 / 991 and 1009 /
+        breaking) on 432 20 Newsgroups messages, 1006 / 994 / 990 and 1009 /
         996 / 993 on the five comp.* groups, 2463 / 2455 / 2451 and 2487 /
         2470 / 2469 on AP (means of the two seeds). The chain is still not
         stationary at 1,000 sweeps on most of them (the ConvergenceWarning,
@@ -363,12 +363,12 @@ class CorrelatedTopicModel(GibbsTopicModel):
         five (half below ten sweeps; user guide :ref:`infer_averaging`; until
         2026-11-29 the second half, 0.06-0.42 % / 0.14-0.35 % higher held-out
         perplexity on seven corpora with the logistic-normal / stick-breaking
-        link). Averaged that way, on the seven corpora of the peers table (fits at the
-        defaults, three halvings; ``benchmarks/inference.py --part sweeps``,
-        section ``infer_sweeps``), 400 sweeps were below 200 by 0.05-0.22 %
-        (logistic normal; the 432 short 20 Newsgroups messages +0.10 %) and
-        0.08-0.39 % (stick breaking, all seven), and below 100 by 0.08-0.57
-        % and 0.46-0.94 %, for 0.13-1.04 s per transform of the 48-351
+        link). Averaged that way, on the seven corpora of the peers table
+        (fits at the defaults, three halvings; ``benchmarks/inference.py
+        --part sweeps``, section ``infer_sweeps``), 400 sweeps were below 200
+        by 0.05-0.23 % (logistic normal; the 432 short 20 Newsgroups messages
+        +0.10 %) and 0.07-0.39 % (stick breaking, all seven), and below 100
+        by 0.08-0.58 % and 0.46-0.95 %, for 0.13-1.04 s per transform of the 48-351
         held-out documents (twice the time of 200): unlike the LDA models'
         inference (:class:`GibbsLDA`, 100 sweeps), whose gains past 100 are
         0.03-0.12 %, the Gaussian vector's single-site updates still gain

@@ -189,15 +189,16 @@ class EmpiricalBayesLDA(GibbsLDA):
         auxiliaries; no tuning), ``"hmc"`` is Hamiltonian Monte Carlo on
         ``log h`` whose step size (and diagonal mass) are tuned during the
         burn-in to an acceptance rate near 0.65. The default needs no tuning
-        and gave the more honest confidence region: over 24 fits per corpus
-        at the defaults (``benchmarks/eblda_coverage.py``, section
-        eblda_coverage of ``benchmarks/RESULTS.md``), the spread of the
-        estimates over the reported standard deviation was 0.80-1.16 with
-        ``"augmentation"`` in all five settings (four corpora, one of them
-        at K = 10 and 20), and 0.81-1.26 with ``"hmc"`` except on four 20
-        Newsgroups groups (1.91 for ``eta``, 85 % of the pairs of fits
-        covered; 1.44 with 48 fits at the defaults of 2026-11-29, section
-        eblda_coverage_defaults_48); the two recovered known
+        and gave the more honest confidence region: over 48 fits per corpus
+        at the defaults of 2026-11-29 (``benchmarks/eblda_coverage.py``,
+        section eblda_coverage_defaults_48 of ``benchmarks/RESULTS.md``),
+        the spread of the estimates over the reported standard deviation was
+        1.01-1.23 with ``"augmentation"`` in all five settings (four
+        corpora, one of them at K = 10 and 20), and 0.99-1.46 with ``"hmc"``
+        (1.46 for ``alpha`` on 300 demo documents at K = 10, 1.44 for
+        ``eta`` on four 20 Newsgroups groups; with 24 fits at the defaults
+        before, section eblda_coverage, 0.80-1.16 against 0.81-1.26 but
+        1.91 on the four groups); the two recovered known
         hyperparameters equally well (``benchmarks/eblda_recovery.py``) and
         took about the same time.
 
@@ -262,8 +263,9 @@ class EmpiricalBayesLDA(GibbsLDA):
         LDA draw, 9.4 against 6.3 s on 20 Newsgroups). The default stays at
         200: the extension lengthens only the fits that drift, where 400
         would lengthen every fit; neither removes all of a slow drift (on
-        300 of the religion messages alpha is 0.074-0.077 extended,
-        0.069-0.075 at 400 and 0.067-0.070 at 800).
+        300 of the religion messages, eight seeds, alpha is 0.0701 extended,
+        0.0689 at 400 and 0.0671 at 800; section
+        ``eblda_burn_in_extension``).
 
     n_final_iter : int, default=500
         Topic sweeps with ``h`` fixed at the estimate after the chains, by

@@ -552,7 +552,7 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         per input column) starting at each column's range, then fitted.
         Measured on the baby-names benchmark (``benchmarks/RESULTS.md``,
         gp_defaults, 6 subsamples): Matern 3/2, RBF, or an added
-        ``WhiteKernel`` change the predictive log-likelihood by -0.004 to
+        ``WhiteKernel`` change the predictive log-likelihood by -0.003 to
         +0.003 nats per name, a tenth of its spread over subsamples (0.03);
         Matern 5/2 is also the paper's choice.
 
@@ -575,8 +575,8 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         Measured (``benchmarks/RESULTS.md``): on data drawn from the model
         both ``"empirical"`` and ``"sample"`` give 90% bands that hold the
         true curves 88-90% of the time (gp_recovery); on the baby names
-        ``"empirical"`` predicts 2012-2013 better (0.580 vs 0.536 nats per
-        name for boys, 0.422 vs 0.401 for girls, and more top/bottom-10
+        ``"empirical"`` predicts 2012-2013 better (0.580 vs 0.532 nats per
+        name for boys, 0.420 vs 0.399 for girls, and more top/bottom-10
         names; gp_names) at two thirds of the time: the sampled kernels have
         shorter length scales, which forecast worse.
 
@@ -615,8 +615,8 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
     max_iter : int, default=200
         Gibbs sweeps in total (burn-in included). Measured on the baby names
         (gp_defaults): predictions averaged over sweeps 50-200 are within
-        0.004 nats per name of those over sweeps 200-1000 of the same chain,
-        a tenth of the spread over subsamples.
+        0.0063 nats per name of those over sweeps 200-1000 of the same
+        chain, a fifth of the spread over subsamples.
 
     burn_in : int, default=50
         Sweeps discarded before predictions are averaged; must be below

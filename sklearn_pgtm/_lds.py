@@ -623,8 +623,9 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         ``"given"`` keeps the column order of ``X``. On the validation split
         of the text benchmark, with the columns shuffled (an arbitrary order,
         as a vectorizer's alphabetical one is), ``"given"`` scored -0.002
-        against -0.007 for ``"frequency"`` (three seeds) at three times the
-        time per sweep (0.41 vs 0.13 s). The default has not been changed
+        against -0.007 for ``"frequency"`` (three seeds) at 1.3 times the
+        time per sweep (0.34 vs 0.27 s, section lds-defaults; 0.41 vs 0.13 s
+        in an earlier run of that section). The default has not been changed
         on this one text and split (before ``calibrate_offset`` the same
         comparison gave -0.010 against +0.007, at 10 times the time).
 

@@ -222,8 +222,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         model for two classes. The default stays ``"ovr"``, neither mode
         winning every comparison. At the defaults, on four 20 Newsgroups
         subsets of 3-6 classes (K = 20, c = 16, 150 documents per class, two
-        seeds) one-vs-rest was the more accurate on three (by 0.007, 0.010
-        and 0.003) and the multinomial model on one (by 0.001) (section
+        seeds) one-vs-rest was the more accurate on three (by 0.009, 0.007
+        and 0.004) and the multinomial model on one (by 0.003) (section
         slda_prediction); on all 20 classes (K = 50, 40 sweeps, two threads,
         c chosen on a validation split for each: 1024, the grid's end, and
         64) the multinomial model reached 0.8330 ± 0.0050 over three seeds
@@ -390,7 +390,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         classifier``, with and without ``--pairs``, sections
         defaults_classifier and defaults_classifier_other_pairs of
         ``benchmarks/RESULTS.md``); four subsets of 3-6 classes (two seeds,
-        c = 16): the multinomial model +0.0185 and one-vs-rest +0.0142 on
+        c = 16): the multinomial model +0.0190 and one-vs-rest +0.0148 on
         average, every one of the 8 fits of each better
         (``benchmarks/slda_20news.py --part prediction``, section
         slda_prediction). Prediction is deterministic either way. Read at

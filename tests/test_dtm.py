@@ -179,15 +179,22 @@ def test_count_slice_topic_words_and_squared_steps():
     assert np.isclose(sum_squared_steps(psi), (np.diff(psi, axis=2) ** 2).sum())
 
 
-def test_dirichlet_matched_prior_moments():
-    from scipy.stats import beta as beta_dist
-
-    mean, var = _dirichlet_matched_prior(5, 0.7)
-    draws = beta_dist.rvs(0.7, 0.7 * 3, size=400000, random_state=0)
-    logit = np.log(draws) - np.log1p(-draws)
-    assert abs(logit.mean() - mean[1]) < 0.02
-    assert abs(logit.var() / var[1] - 1) < 0.02
-    assert mean.shape == var.shape == (4,)
+@pytest.mark.parametrize("n_words, concentration", [(5, 0.7), (8, 0.3), (3, 2.0)])
+def test_dirichlet_matched_prior_moments(n_words, concentration):
+    # Oracle: draws of Dirichlet(a, ..., a) over V words broken into sticks
+    # here (each stick the share of the mass left): every stick's logit has
+    # the prior's mean and variance (the test checked stick 1 of four only,
+    # and a prior equal for every stick passed it).
+    mean, var = _dirichlet_matched_prior(n_words, concentration)
+    assert mean.shape == var.shape == (n_words - 1,)
+    # Dirichlet as normalized Gamma(a) draws; stick k's share is g_k over
+    # g_k + ... + g_V, its logit log g_k - log(g_{k+1} + ... + g_V).
+    g = np.random.default_rng(0).gamma(concentration, size=(200000, n_words))
+    after = np.cumsum(g[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    logit = np.log(g[:, :-1]) - np.log(after)
+    assert np.all(np.isfinite(logit))
+    np.testing.assert_allclose(logit.mean(axis=0), mean, atol=0.04)
+    np.testing.assert_allclose(logit.var(axis=0), var, rtol=0.03)
 
 
 def test_split_tokens_in_half_is_a_fair_coin_per_token():
@@ -408,8 +415,10 @@ def test_inference_settings_set_after_fit_are_validated_at_the_call(dynamic_corp
 def test_recovers_drifting_topics_and_prevalence(dynamic_corpus, fitted):
     X, times, beta, prevalence = dynamic_corpus
     l1, order = match_topics(fitted, beta)
-    # Every topic really drifts (first vs last slice): a static topic could
-    # not be within 0.5 of both ends.
+    # The topics drift (L1 1.11, 0.84 and 0.65 between the first and last
+    # slice), enough that a near-static fit fails the bound: with
+    # chain_variance=1e-6 the worst L1 was 0.64 (and a prevalence held
+    # constant over time has r = 0.64 below).
     assert np.abs(beta[0] - beta[-1]).sum(axis=1).min() > 0.6
     assert l1.max() < 0.5, l1
     r = np.corrcoef(prevalence.ravel(), fitted.topic_prevalence_[:, order].ravel())[0, 1]

@@ -28,6 +28,22 @@ def test_split_preserves_counts_and_halves_them():
     np.testing.assert_array_equal(again.toarray(), observed.toarray())
 
 
+def test_split_is_binomial_per_count():
+    # Oracle: each count n splits as Binomial(n, 1/2) (chi-square against
+    # its pmf over many cells of 12 and of 3). A split that sent whole cells
+    # to one side or the other kept the totals of the test above.
+    from scipy import stats
+
+    for n in (12, 3):
+        X = sp.csr_matrix(np.full((400, 10), n))
+        observed, _ = split_document_completion(X, random_state=0)
+        seen = np.bincount(observed.toarray().ravel(), minlength=n + 1)
+        expected = stats.binom.pmf(np.arange(n + 1), n, 0.5) * X.nnz
+        keep = expected >= 5  # the chi-square's cells
+        statistic = np.sum((seen[keep] - expected[keep]) ** 2 / expected[keep])
+        assert stats.chi2.sf(statistic, keep.sum() - 1) > 1e-3
+
+
 def test_duplicate_entries_are_summed_before_rounding():
     # A CSR matrix may store one cell in several entries (its value is their
     # sum); the metrics rounded each entry, so halves 1.5 + 1.5 of a count 3

@@ -102,6 +102,13 @@ def test_empty_documents(fitted):
     theta = est.transform(np.vstack([empty, X[:1]]))
     assert np.all(np.isfinite(theta))
     np.testing.assert_allclose(theta[0], theta[1])  # both get the prior
+    if not isinstance(est, CorrelatedTopicModel):  # its prior mean is a Monte Carlo one
+        n_models = _n_models(est)
+        k = est.components_.shape[0] // n_models
+        alphas = ([np.full(k, a) for a in np.broadcast_to(est.doc_topic_prior_, (n_models,))]
+                  if n_models > 1 else [np.broadcast_to(est.doc_topic_prior_, (k,))])
+        np.testing.assert_allclose(theta[0], np.concatenate([a / a.sum() for a in alphas]),
+                                   rtol=1e-12)
     assert is_classifier(est) or est.score(empty) == 0.0
     with pytest.raises(ValueError, match="no token"):
         est.perplexity(empty)
