@@ -1,7 +1,8 @@
 """DynamicTopicModel: kernels against independent oracles (dense Gaussian
 conditioning for FFBS, quadrature of the exact posterior of one (topic, word)
-time series, NumPy references, a Geweke test of the composed sampler),
-recovery from corpora drawn from the model, and the scikit-learn conventions."""
+time series, NumPy references, a Geweke test of the estimator's sweep and two
+wrong conditionals it rejects), recovery from corpora drawn from the model,
+and the scikit-learn conventions."""
 
 import datetime
 
@@ -247,22 +248,26 @@ def test_topic_sweep_uses_each_slice_topics_and_threads_agree():
 
 
 # ------------------------------------------------------------ Geweke test
-def test_geweke_joint_distribution_of_the_composed_sampler():
+def _geweke_z_of_the_models_sweep(n_sc, monkeypatch, corrupt=None):
     """Geweke (2004): the marginal-conditional simulator (draw sigma^2, psi,
-    z and the words from the prior) and the successive-conditional simulator
-    (one Gibbs sweep of the model -- topics by slice, counts, PG + FFBS,
-    sigma^2 | psi -- then new words given topics and logits) must give the
-    same distribution of every test function when the sweep is correct."""
+    z and the words from the prior) against the successive-conditional one,
+    whose Gibbs step is the estimator's own sweep (``_sweep`` of a run made
+    by ``_start_run``: topics by slice, counts, PG + FFBS of the logits,
+    sigma^2 | psi) followed by new words given topics and logits. Returns
+    the z-scores of the test functions; ``corrupt(monkeypatch)`` breaks the
+    sweep first (the test's power)."""
+    import sklearn_pgtm._dtm as dtm
+
     n_topics, n_words, n_slices, per_slice, doc_len = 2, 4, 3, 2, 4
     n_docs = n_slices * per_slice
     alpha = np.full(n_topics, 0.8)
     prior_mean, prior_var = _dirichlet_matched_prior(n_words, 1.0)
+    # An informative prior of sigma^2 (the default (1, 1e-3) leaves it to
+    # the data), read by the sweep from the module.
     var_prior = (4.0, 1.2)
-    doc_ptr = np.arange(0, (n_docs + 1) * doc_len, doc_len, dtype=np.int64)
-    slice_ptr = np.arange(0, n_docs + 1, per_slice, dtype=np.int64)
+    monkeypatch.setattr(dtm, "_CHAIN_VARIANCE_PRIOR", var_prior)
     slice_of_token = np.repeat(np.arange(n_slices), per_slice * doc_len)
     doc_of_token = np.repeat(np.arange(n_docs), doc_len)
-    n_steps = n_topics * (n_words - 1) * (n_slices - 1)
     rng = np.random.default_rng(11)
 
     def draw_prior(n):
@@ -282,7 +287,7 @@ def test_geweke_joint_distribution_of_the_composed_sampler():
         topic_word_probabilities(psi, 0, n_topics, phi)
         cum = np.cumsum(phi[slice_of_token, :, topics], axis=1)  # (tokens, V)
         u = rng.random(topics.size)[:, None] * cum[:, -1:]
-        return np.minimum((u > cum).sum(axis=1), n_words - 1).astype(np.int32), phi
+        return np.minimum((u > cum).sum(axis=1), n_words - 1).astype(np.int32)
 
     def stats(chain_var, psi, topics, word_ids):
         phi = np.empty((n_slices, n_words, n_topics))
@@ -303,31 +308,69 @@ def test_geweke_joint_distribution_of_the_composed_sampler():
     all_var, all_psi, all_topics = draw_prior(n_mc)
     for r in range(n_mc):
         psi = np.ascontiguousarray(all_psi[r])
-        words, _ = draw_words(psi, all_topics[r])
-        mc[r] = stats(all_var[r], psi, all_topics[r], words)
+        mc[r] = stats(all_var[r], psi, all_topics[r], draw_words(psi, all_topics[r]))
 
+    # The estimator's run, from documents that use every word (so that every
+    # word keeps its stick), then set to one draw of the joint: the tokens'
+    # words are read as stick positions, in the order of the documents.
+    model = DynamicTopicModel(n_topics, doc_topic_prior=0.8, topic_word_prior=1.0,
+                              chain_variance="auto", warm_start_iter=0, n_init=1,
+                              random_state=12)
+    X = sp.csr_matrix(np.ones((n_docs, n_words), dtype=np.int64))
+    run = model._start_run(X, np.repeat(np.arange(n_slices), per_slice), n_slices, 1)
+    assert run.psi.shape == (n_topics, n_words - 1, n_slices)
     chain_var, psi, topics = draw_prior(1)
-    chain_var, psi, topics = float(chain_var[0]), np.ascontiguousarray(psi[0]), topics[0]
-    word_ids, phi = draw_words(psi, topics)
-    doc_topic = np.zeros((n_docs, n_topics), dtype=np.int32)
-    np.add.at(doc_topic, (doc_of_token, topics), 1)
-    doc_states = make_streams(12, n_docs)
-    cell_states = make_streams(13, n_topics * (n_words - 1))
-    counts = np.zeros((n_topics, n_words, n_slices), dtype=np.int32)
-    n_sc = 30000
+    run.chain_variance, run.psi[:] = float(chain_var[0]), psi[0]
+    run.topics[:] = topics[0]
+    run.doc_topic[:] = 0
+    np.add.at(run.doc_topic, (doc_of_token, run.topics), 1)
+    run.word_ids[:] = draw_words(run.psi, run.topics)
+    if corrupt is not None:
+        corrupt(monkeypatch)
     sc = np.empty((n_sc, 9))
     for it in range(n_sc):
-        _sample_topics_by_slice(doc_ptr, word_ids, topics, doc_topic, phi, slice_ptr, alpha,
-                                doc_states, 1)
-        count_slice_topic_words(doc_ptr, word_ids, topics, slice_ptr, counts)
-        sample_topic_word_logits(counts, psi, prior_mean, prior_var, chain_var, PG_AUTO, 1,
-                                 cell_states, 0, n_topics * (n_words - 1))
-        chain_var = _draw_chain_variance(sum_squared_steps(psi), n_steps, var_prior, rng)
-        word_ids, phi = draw_words(psi, topics)
-        sc[it] = stats(chain_var, psi, topics, word_ids)
-    z = (mc.mean(axis=0) - sc.mean(axis=0)) / np.sqrt(
+        model._sweep(run, 1)
+        run.word_ids[:] = draw_words(run.psi, run.topics)
+        sc[it] = stats(run.chain_variance, run.psi, run.topics, run.word_ids)
+    return (mc.mean(axis=0) - sc.mean(axis=0)) / np.sqrt(
         mc.var(axis=0) / n_mc + batch_means_se(sc, 40) ** 2)
+
+
+def test_geweke_joint_distribution_of_the_models_sweep(monkeypatch):
+    z = _geweke_z_of_the_models_sweep(30000, monkeypatch)
     assert np.all(np.abs(z) < 4.0), z
+
+
+def _steps_counted_over_every_slice(monkeypatch):
+    # sigma^2 | psi with the number of steps counted over all S slices (the
+    # random walk has S - 1 steps per cell).
+    import sklearn_pgtm._dtm as dtm
+
+    draw = dtm._draw_chain_variance
+
+    def every_slice(sum_squared, n_steps, *args):
+        return draw(sum_squared, n_steps * 3 // 2, *args)
+
+    monkeypatch.setattr(dtm, "_draw_chain_variance", every_slice)
+
+
+def _prior_variance_of_the_logits_doubled(monkeypatch):
+    # The FFBS of the logits with a first-slice prior twice as wide.
+    import sklearn_pgtm._dtm as dtm
+
+    update = dtm.DynamicTopicModel._update_logits
+
+    def wider(self, counts, psi, prior_mean, prior_var, *args):
+        update(self, counts, psi, prior_mean, 2.0 * prior_var, *args)
+
+    monkeypatch.setattr(dtm.DynamicTopicModel, "_update_logits", wider)
+
+
+@pytest.mark.parametrize("corrupt", [_steps_counted_over_every_slice,
+                                     _prior_variance_of_the_logits_doubled])
+def test_geweke_of_the_models_sweep_rejects_a_wrong_conditional(monkeypatch, corrupt):
+    z = _geweke_z_of_the_models_sweep(8000, monkeypatch, corrupt)
+    assert np.max(np.abs(z)) > 6.0, z
 
 
 # ------------------------------------------------------- the estimator
