@@ -853,7 +853,8 @@ def test_multiclass_one_vs_rest():
 
 def make_multinomial_corpus(eta, n_docs=300, n_words=40, doc_length=60, seed=0):
     """Corpus drawn from the multinomial model (c = 1): block topics, theta ~
-    Dirichlet(0.5), topics z_dn, label y_d ~ softmax(eta zbar_d)."""
+    Dirichlet(0.5), topics z_dn, label y_d ~ softmax(eta zbar_d). Returns
+    ``X, y, phi`` and the documents' true topic frequencies ``zbar``."""
     rng = np.random.RandomState(seed)
     n_topics = eta.shape[1]
     block = n_words // n_topics
@@ -863,21 +864,23 @@ def make_multinomial_corpus(eta, n_docs=300, n_words=40, doc_length=60, seed=0):
     phi /= phi.sum(axis=1, keepdims=True)
     X = np.zeros((n_docs, n_words), dtype=np.int64)
     y = np.zeros(n_docs, dtype=np.int64)
+    zbar = np.zeros((n_docs, n_topics))
     for d in range(n_docs):
         z_counts = rng.multinomial(doc_length, rng.dirichlet(np.full(n_topics, 0.5)))
         for k in range(n_topics):
             X[d] += rng.multinomial(z_counts[k], phi[k])
-        scores = eta @ (z_counts / doc_length)
+        zbar[d] = z_counts / doc_length
+        scores = eta @ zbar[d]
         p = np.exp(scores - scores.max())
         y[d] = rng.choice(len(eta), p=p / p.sum())
-    return X, y, phi
+    return X, y, phi, zbar
 
 
 def test_multinomial_recovers_weights_from_model_data():
     from scipy.optimize import linear_sum_assignment
 
     eta = np.array([[6.0, -3.0, -3.0, 0.0], [-3.0, 6.0, 0.0, -3.0], [0.0, -3.0, 3.0, 3.0]])
-    X, y, phi = make_multinomial_corpus(eta)
+    X, y, phi, _ = make_multinomial_corpus(eta)
     clf = GibbsSLDAClassifier(n_components=4, multi_class="multinomial", c=1.0,
                               prior_variance=25.0, max_iter=60, burn_in=30, random_state=0)
     clf.fit(X, y)
@@ -890,9 +893,12 @@ def test_multinomial_recovers_weights_from_model_data():
     fitted = fitted - fitted.mean(axis=0)
     true = eta - eta.mean(axis=0)
     assert np.corrcoef(fitted.ravel(), true.ravel())[0, 1] > 0.9
-    # Accuracy on new documents close to the Bayes rule's (true model).
-    X_test, y_test, _ = make_multinomial_corpus(eta, seed=1)
-    assert clf.score(X_test, y_test) > 0.6
+    # Accuracy on new documents close to the Bayes rule's: the true weights
+    # scoring the true topic frequencies (0.807 here; the fit 0.803; with
+    # seeds 2 and 3 of the test corpus 0.857 / 0.850 and 0.840 / 0.840).
+    X_test, y_test, _, zbar = make_multinomial_corpus(eta, seed=1)
+    bayes = np.mean(y_test == np.argmax(zbar @ eta.T, axis=1))
+    assert clf.score(X_test, y_test) > bayes - 0.03
 
 
 def test_multinomial_outputs_and_reproducibility():
