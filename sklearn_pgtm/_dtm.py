@@ -28,6 +28,7 @@ from ._base import (
     check_call_settings,
     check_counts,
     check_feature_names,
+    check_n_draws,
     check_finite,
     check_nonempty_corpus,
     completion_halves,
@@ -48,7 +49,7 @@ from ._kernels._dtm import (
 from ._kernels._dirichlet import log_doc_topic_joint
 from ._kernels._likelihood import log_predictive
 from ._kernels._polyagamma import PG_METHODS
-from ._kernels._random import document_streams, make_streams, seed_from
+from ._kernels._random import dirichlet_rows, document_streams, make_streams, seed_from
 from ._kernels._stick_breaking import inverse_stick_breaking
 from ._kernels._sweeps import ALL_WORDS, TokenTopics, sample_fixed_topics
 from ._lda import PRIOR_CONSTRAINT, PRIOR_VALUE
@@ -983,9 +984,12 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             phi[s] = (self.components_[s][:, self.stick_order_[words]] / totals).T
         return doc_ptr, word_ids, rows, slice_ptr.astype(np.int64), doc_order, phi
 
-    def _infer_tokens(self, doc_ptr, word_ids, rows, slice_ptr, phi, seed):
+    def _infer_tokens(self, doc_ptr, word_ids, rows, slice_ptr, phi, seed, n_samples=0):
         """Posterior mean topic proportions of grouped documents, topics fixed
-        (``phi[s, rows[i]]`` the topics of token ``i``'s word).
+        (``phi[s, rows[i]]`` the topics of token ``i``'s word), and with
+        ``n_samples > 0`` as many posterior draws (None otherwise): further
+        sweeps, each ending with ``theta_d ~ Dirichlet(C_d + alpha)`` per
+        document, as the static models' :func:`dirichlet_posterior` draws.
 
         Each document's stream is derived from ``seed`` and its own tokens, so
         its result does not depend on the other documents of the batch.
@@ -1012,14 +1016,31 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             if it >= n_iter - n_average:
                 doc_topic_sum += doc_topic
         lengths = np.diff(doc_ptr).astype(np.float64)
-        return (doc_topic_sum / n_average + alpha) / (lengths + alpha.sum())[:, None]
+        theta = (doc_topic_sum / n_average + alpha) / (lengths + alpha.sum())[:, None]
+        if not n_samples:
+            return theta, None
+        draws = np.empty((n_samples, n_docs, n_topics))
+        bounds = balanced_cuts(doc_ptr, effective_n_jobs(n_threads, n_docs))
+        for d in range(n_samples):
+            _sample_topics_by_slice(doc_ptr, word_ids, topics, doc_topic, phi, slice_ptr,
+                                    alpha, states, n_threads)
+            map_ranges(lambda lo, hi, out=draws[d]: dirichlet_rows(
+                doc_topic, alpha, states, lo, hi, out), bounds)
+        return theta, draws
 
-    def _infer(self, X, times, whom):
+    def _infer(self, X, times, whom, n_samples=0):
+        """``transform`` (and with ``n_samples``, ``sample_transform``) of X in
+        its own row order."""
         doc_ptr, word_ids, rows, slice_ptr, doc_order, phi = self._prepare(X, times, whom)
-        theta = np.empty((doc_order.shape[0], phi.shape[2]))
-        theta[doc_order] = self._infer_tokens(doc_ptr, word_ids, rows, slice_ptr, phi,
-                                              self._infer_seed)
-        return theta
+        theta, draws = self._infer_tokens(doc_ptr, word_ids, rows, slice_ptr, phi,
+                                          self._infer_seed, n_samples)
+        if n_samples:
+            in_order = np.empty_like(draws)
+            in_order[:, doc_order] = draws
+            return in_order
+        in_order = np.empty_like(theta)
+        in_order[doc_order] = theta
+        return in_order
 
     def _completion_log_likelihood(self, X, times, whom):
         """Document completion: log-likelihood of a random half of each
@@ -1032,8 +1053,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         doc_ptr, word_ids, rows, slice_ptr, _, phi = self._prepare(X, times, whom)
         (obs_ptr, obs_words, obs_rows), (held_ptr, held_words, held_rows) = completion_halves(
             doc_ptr, word_ids, rows, self._split_seed)
-        theta = self._infer_tokens(obs_ptr, obs_words, obs_rows, slice_ptr, phi,
-                                   self._infer_seed)
+        theta, _ = self._infer_tokens(obs_ptr, obs_words, obs_rows, slice_ptr, phi,
+                                      self._infer_seed)
         total = 0.0
         for s in range(slice_ptr.shape[0] - 1):
             a, b = int(slice_ptr[s]), int(slice_ptr[s + 1])
@@ -1067,6 +1088,37 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             identical on repeated calls.
         """
         return self._infer(X, times, f"{type(self).__name__}.transform")
+
+    def sample_transform(self, X, times=None, *, n_samples=100):
+        """Posterior draws of documents' topic proportions, with the topics of
+        their slices fixed.
+
+        After the ``n_infer_iter`` sweeps of :meth:`transform`, each of
+        ``n_samples`` further Gibbs sweeps ends with one draw of every
+        document's proportions from their conditional given the tokens'
+        topics, ``Dirichlet(C_d + alpha)``: Markov chain draws from the
+        posterior, whose spread shows how uncertain the proportions are, as
+        the static models' ``sample_transform``. Deterministic for a fitted
+        estimator; a document's draws do not depend on the other documents.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts.
+
+        times : array-like of shape (n_samples,), default=None
+            Time label of each document (see :meth:`transform`).
+
+        n_samples : int, default=100
+            Number of draws.
+
+        Returns
+        -------
+        draws : ndarray of shape (n_samples, n_documents, n_components)
+            Rows of each draw sum to one.
+        """
+        whom = f"{type(self).__name__}.sample_transform"
+        return self._infer(X, times, whom, check_n_draws(n_samples, whom))
 
     def score(self, X, y=None, *, times=None):
         """Document completion log-likelihood of X (higher is better).

@@ -4,6 +4,7 @@ time series, NumPy references, a Geweke test of the estimator's sweep and two
 wrong conditionals it rejects), recovery from corpora drawn from the model,
 and the scikit-learn conventions."""
 
+import copy
 import datetime
 
 import numpy as np
@@ -28,8 +29,7 @@ from sklearn_pgtm._kernels._dtm import (
 )
 from sklearn_pgtm._kernels._linear_gaussian import scalar_ffbs
 from sklearn_pgtm._kernels._polyagamma import PG_AUTO, PG_EXACT
-from sklearn_pgtm._kernels._random import split_tokens_in_half
-from sklearn_pgtm._kernels._random import make_streams
+from sklearn_pgtm._kernels._random import make_streams, split_tokens_in_half
 from sklearn_pgtm._kernels._stick_breaking import stick_breaking
 
 
@@ -424,6 +424,46 @@ def fitted(dynamic_corpus):
     X, times, _, _ = dynamic_corpus
     return DynamicTopicModel(3, doc_topic_prior=0.3, chain_variance=0.3, max_iter=120,
                              random_state=0).fit(X, times)
+
+
+def test_sample_transform_draws_the_posterior_of_one_word_documents(dynamic_corpus, fitted):
+    # Oracle: a one-token document of slice s has the posterior mixture
+    # sum_k p(z = k) Dir(alpha + e_k), p(z = k) proportional to alpha_k
+    # phi_s[k, w] (phi_s the normalized components_[s]); its first and second
+    # moments are closed forms. Each draw follows a fresh draw of the token's
+    # topic, so the 3,000 draws are independent: within 0.02 (about 4
+    # standard errors).
+    X, _, _, _ = dynamic_corpus
+    n_words, n_topics, s = X.shape[1], 3, 2
+    words = np.arange(0, n_words, 8)
+    docs = sp.csr_matrix((np.ones(words.size), (np.arange(words.size), words)),
+                         shape=(words.size, n_words))
+    label = np.full(words.size, fitted.time_slices_[s])
+    draws = fitted.sample_transform(docs, label, n_samples=3000)
+    assert draws.shape == (3000, words.size, n_topics)
+    np.testing.assert_allclose(draws.sum(axis=2), 1.0)
+    alpha = np.full(n_topics, fitted.doc_topic_prior_)
+    phi = fitted.components_[s] / fitted.components_[s].sum(axis=1, keepdims=True)
+    p = (alpha[:, None] * phi[:, words]).T
+    p /= p.sum(axis=1, keepdims=True)
+    total = alpha.sum() + 1.0
+    mean = (p + alpha) / total
+    second = (alpha * (alpha + 1) * (1 - p) + (alpha + 1) * (alpha + 2) * p) / (
+        total * (total + 1))
+    np.testing.assert_allclose(draws.mean(axis=0), mean, atol=0.02)
+    np.testing.assert_allclose((draws ** 2).mean(axis=0), second, atol=0.02)
+    # Deterministic; a document's draws depend neither on the batch, its
+    # order, nor n_jobs; their mean is near transform's.
+    few = fitted.sample_transform(X[:6], n_samples=40)
+    np.testing.assert_array_equal(few, fitted.sample_transform(X[:6], n_samples=40))
+    np.testing.assert_array_equal(few[:, ::-1], fitted.sample_transform(X[:6][::-1],
+                                                                         n_samples=40))
+    np.testing.assert_array_equal(few[:, 2:3], fitted.sample_transform(X[2:3], n_samples=40))
+    threaded = copy.deepcopy(fitted).set_params(n_jobs=2)
+    np.testing.assert_array_equal(few, threaded.sample_transform(X[:6], n_samples=40))
+    assert np.abs(few.mean(axis=0) - fitted.transform(X[:6])).max() < 0.1
+    with pytest.raises(ValueError, match="n_samples"):
+        fitted.sample_transform(X[:2], n_samples=0)
 
 
 def test_log_likelihood_at_a_huge_doc_topic_prior_is_accurate():
