@@ -618,11 +618,13 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         0.0063 nats per name of those over sweeps 200-1000 of the same
         chain, a fifth of the spread over subsamples.
 
-    burn_in : int, default=50
+    burn_in : int or "auto", default="auto"
         Sweeps discarded before predictions are averaged; must be below
-        ``max_iter``. Every later sweep is kept. The chain starts at the
-        posterior mean given the empirical logits, so a short burn-in
-        suffices (gp_defaults: 10 sweeps already within 0.008 nats).
+        ``max_iter``. Every later sweep is kept. ``"auto"``: a quarter of
+        ``max_iter`` (50 at the default 200; a shorter chain keeps the
+        proportion). The chain starts at the posterior mean given the
+        empirical logits, so a short burn-in suffices (gp_defaults: 10
+        sweeps already within 0.008 nats).
 
     pg_method : {"auto", "exact", "truncated", "pg1", "gaussian"}, default="auto"
         Pólya-Gamma sampler (:mod:`sklearn_pgtm.polyagamma`); ``"auto"`` is
@@ -753,7 +755,7 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         "pseudo_count": [Interval(Real, 0, None, closed="neither")],
         "jitter": [Interval(Real, 0, None, closed="left")],
         "max_iter": [IntegerInterval(1, None, closed="left")],
-        "burn_in": [IntegerInterval(0, None, closed="left")],
+        "burn_in": [IntegerInterval(0, None, closed="left"), StrOptions({"auto"})],
         "pg_method": [StrOptions(set(PG_METHODS))],
         "pg_terms": [IntegerInterval(1, None, closed="left")],
         "random_state": ["random_state"],
@@ -770,7 +772,7 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         pseudo_count=0.1,
         jitter=0.0,
         max_iter=200,
-        burn_in=50,
+        burn_in="auto",
         pg_method="auto",
         pg_terms=8,
         random_state=None,
@@ -809,6 +811,10 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         warn_if_fractional(Y.ravel(), whom, name="y")
         return X, np.rint(Y)
 
+    def _burn_in(self):
+        """``burn_in``, or for "auto" a quarter of ``max_iter``."""
+        return self.max_iter // 4 if isinstance(self.burn_in, str) else self.burn_in
+
     # ------------------------------------------------------------------- fit
     @keep_state_on_failure
     @_fit_context(prefer_skip_nested_validation=True)
@@ -832,7 +838,7 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         """
         self._record_fit_params()
         X, Y = self._check_counts(X, y, reset=True)
-        if self.burn_in >= self.max_iter:
+        if self._burn_in() >= self.max_iter:
             raise ValueError(f"burn_in={self.burn_in} must be smaller than "
                              f"max_iter={self.max_iter}: no sweep would be kept.")
         if not np.any(Y > 0):
@@ -886,7 +892,8 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
             precision, information = empirical_potentials(Y, self.mean_, self.pseudo_count)
             state.latent = _latent_moments(state.kmat, state.kmat, np.diag(state.kmat).copy(),
                                            precision, information, n_threads)[0]
-        n_kept = self.max_iter - self.burn_in
+        burn_in = self._burn_in()
+        n_kept = self.max_iter - burn_in
         self._omega = np.empty((n_kept, n_inputs, n_sticks))
         sampling = self.hyperparameters == "sample" and n_sticks > 0 and kernel.n_dims > 0
         thetas = np.empty((n_kept, kernel.n_dims))
@@ -899,15 +906,15 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
                 state.draw_omega()
                 if sampling:
                     accept = state.metropolis(log_step, gen)
-                    if it < self.burn_in:
+                    if it < burn_in:
                         # Robbins-Monro adaptation, frozen after burn-in so
                         # that the kept chain is a plain Metropolis chain.
                         log_step += (float(accept) - _MH_TARGET_ACCEPT) / math.sqrt(it + 1.0)
                     else:
                         accepted += accept
                 state.draw_latent()
-            if it >= self.burn_in:
-                keep = it - self.burn_in
+            if it >= burn_in:
+                keep = it - burn_in
                 self._omega[keep] = state.omega
                 thetas[keep] = state.theta
             trace[it] = state.log_likelihood()

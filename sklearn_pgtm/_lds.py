@@ -502,8 +502,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         the whole burn-in the score fell with the length of the chain (50
         -0.024, 100 -0.068, 200 -0.269; see ``calibrate_offset``).
 
-    burn_in : int, default=None
-        Sweeps discarded before posterior draws are kept; ``None`` means
+    burn_in : int or "auto", default="auto"
+        Sweeps discarded before posterior draws are kept; ``"auto"`` means
         ``max_iter // 2``. A given value must be smaller than ``max_iter``
         (:meth:`fit` raises a ``ValueError`` otherwise). Measured in
         ``benchmarks/RESULTS.md``, "MultinomialLDS: kept draws, inference
@@ -753,7 +753,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     _parameter_constraints: dict = {
         "n_components": [IntegerInterval(1, None, closed="left")],
         "max_iter": [IntegerInterval(1, None, closed="left")],
-        "burn_in": [IntegerInterval(0, None, closed="left"), None],
+        "burn_in": [IntegerInterval(0, None, closed="left"), StrOptions({"auto"})],
         "n_samples": [IntegerInterval(1, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
         "pg_terms": [IntegerInterval(1, None, closed="left")],
@@ -777,7 +777,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         n_components=10,
         *,
         max_iter=100,
-        burn_in=None,
+        burn_in="auto",
         n_samples=20,
         pg_method="auto",
         pg_terms=8,
@@ -832,7 +832,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         return effective_n_jobs(self.n_jobs, n_units)
 
     def _burn_in(self):
-        if self.burn_in is None:
+        if isinstance(self.burn_in, str):
             return self.max_iter // 2
         return self.burn_in
 
@@ -885,7 +885,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         self._record_fit_params()
         X, seq_ptr = self._validate(X, lengths, reset=True, whom=whom)
         _check_y_not_lengths(y, X.shape[0], whom)
-        if self.burn_in is not None and self.burn_in >= self.max_iter:
+        if not isinstance(self.burn_in, str) and self.burn_in >= self.max_iter:
             # Cutting it to max_iter - 1 kept fewer draws than n_samples, silently.
             raise ValueError(f"burn_in={self.burn_in} must be smaller than "
                              f"max_iter={self.max_iter}: no sweep would be kept.")

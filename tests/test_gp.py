@@ -275,6 +275,19 @@ def test_empirical_hyperparameters_near_the_truth():
     assert 1.5 / 2 < variance < 1.5 * 2 and 2.0 / 2 < length < 2.0 * 2, (variance, length)
 
 
+def test_auto_burn_in_is_a_quarter_of_max_iter():
+    # 50 of the default 200 sweeps; a chain shortened with max_iter alone
+    # keeps the proportion (a fixed 50 refused max_iter <= 50).
+    u, y, _, _ = _draw_from_model(0, n_inputs=20, n_categories=4, total=60)
+    assert MultinomialGaussianProcess().burn_in == "auto"
+    assert MultinomialGaussianProcess()._burn_in() == 50
+    auto = MultinomialGaussianProcess(max_iter=12, random_state=0).fit(u, y)
+    fixed = MultinomialGaussianProcess(max_iter=12, burn_in=3, random_state=0).fit(u, y)
+    np.testing.assert_array_equal(auto.predict(u), fixed.predict(u))
+    with pytest.raises(ValueError, match="burn_in=12 must be smaller than max_iter=12"):
+        MultinomialGaussianProcess(max_iter=12, burn_in=12).fit(u, y)
+
+
 # ------------------------------------------------------ estimator behaviour
 @pytest.fixture(scope="module")
 def data():

@@ -647,9 +647,14 @@ def test_burn_in_must_leave_a_sweep():
     lds = MultinomialLDS(2, max_iter=6, burn_in=5, n_samples=3, n_particles=10,
                          random_state=0).fit(X)
     assert lds._draws.n_draws == 1
-    # The default burn_in (max_iter // 2) works for any max_iter.
+    # The default burn_in, "auto" (max_iter // 2), works for any max_iter.
+    assert MultinomialLDS().burn_in == "auto"
     lds = MultinomialLDS(2, max_iter=1, n_samples=3, n_particles=10, random_state=0).fit(X)
     assert lds._draws.n_draws == 1
+    auto = MultinomialLDS(2, max_iter=6, n_samples=2, n_particles=10, random_state=0).fit(X)
+    half = MultinomialLDS(2, max_iter=6, burn_in=3, n_samples=2, n_particles=10,
+                          random_state=0).fit(X)
+    np.testing.assert_array_equal(auto.predict_proba(X), half.predict_proba(X))
 
 
 def test_initial_state_is_the_documented_prior():
