@@ -1115,8 +1115,8 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         total, n_heldout = self._completion_log_likelihood(X, "perplexity")
         if n_heldout == 0:
             raise ValueError(f"{whom}: the held-out halves of X contain no token (X has "
-                             "fewer than two tokens per document, or none); the perplexity "
-                             "is undefined.")
+                             "no token, or so few that every coin kept them for inference); "
+                             "the perplexity is undefined.")
         return float(np.exp(-total / n_heldout))
 
     def _completion_log_likelihood(self, X, whom):
