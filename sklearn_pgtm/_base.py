@@ -548,6 +548,15 @@ def check_finite(values, whom, what, setting):
 # --------------------------------------------------------------------------
 
 
+def resolve_burn_in(burn_in, max_iter, share):
+    """``burn_in``, or for ``"auto"`` the ``share`` ``(numerator,
+    denominator)`` of ``max_iter`` (each estimator's own share)."""
+    if isinstance(burn_in, str):
+        numerator, denominator = share
+        return max_iter * numerator // denominator
+    return burn_in
+
+
 def completion_halves(doc_ptr, word_ids, rows, seed):
     """Document completion's split of the tokens of every document: each
     token in the observed half with probability 1/2, from a stream of
@@ -665,13 +674,24 @@ def dirichlet_posterior(doc_ptr, word_ids, rows, phi, alpha, n_iter, seed, n_job
     mean_counts /= n_average
     draws = None
     if n_samples:
-        draws = np.empty((n_samples, n_docs, n_topics))
-        bounds = balanced_cuts(doc_ptr, effective_n_jobs(n_jobs, n_docs))
-        for s in range(n_samples):
-            infer_topics(tokens, phi, states, n_jobs, alpha=alpha)
-            map_ranges(lambda lo, hi, out=draws[s]: dirichlet_rows(
-                tokens.doc_topic, alpha, states, lo, hi, out), bounds)
+        draws = dirichlet_draws(lambda: infer_topics(tokens, phi, states, n_jobs, alpha=alpha),
+                                tokens.doc_topic, doc_ptr, alpha, states, n_jobs, n_samples)
     return mean_counts, draws
+
+
+def dirichlet_draws(sweep, doc_topic, doc_ptr, alpha, states, n_jobs, n_samples):
+    """``n_samples`` further sweeps of an inference chain (``sweep()``, which
+    updates ``doc_topic`` in place), each ending with one draw ``theta_d ~
+    Dir(C_d + alpha)`` per document from its own stream ``states[d]``: Markov
+    chain draws of the documents' proportions, (n_samples, D, K)."""
+    n_docs, n_topics = doc_topic.shape
+    draws = np.empty((n_samples, n_docs, n_topics))
+    bounds = balanced_cuts(doc_ptr, effective_n_jobs(n_jobs, n_docs))
+    for s in range(n_samples):
+        sweep()
+        map_ranges(lambda lo, hi, out=draws[s]: dirichlet_rows(
+            doc_topic, alpha, states, lo, hi, out), bounds)
+    return draws
 
 
 def posterior_mean(mean_counts, alpha):
@@ -770,13 +790,10 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
     _AUTO_BURN_IN_SHARE = (1, 2)
 
     def _new_burn_in(self):
-        """The burn-in of a new chain: ``burn_in``, or for "auto" its share
-        of ``max_iter`` (:data:`_AUTO_BURN_IN_SHARE`). A continued chain keeps
-        the burn-in it started with (``burn_in_``)."""
-        if isinstance(self.burn_in, str):
-            numerator, denominator = self._AUTO_BURN_IN_SHARE
-            return self.max_iter * numerator // denominator
-        return self.burn_in
+        """The burn-in of a new chain (:func:`resolve_burn_in` with
+        :data:`_AUTO_BURN_IN_SHARE`). A continued chain keeps the burn-in it
+        started with (``burn_in_``)."""
+        return resolve_burn_in(self.burn_in, self.max_iter, self._AUTO_BURN_IN_SHARE)
 
     def _continuing(self):
         """Whether this fit continues the previous chain (``warm_start``)."""

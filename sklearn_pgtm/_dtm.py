@@ -32,6 +32,7 @@ from ._base import (
     check_finite,
     check_nonempty_corpus,
     completion_halves,
+    dirichlet_draws,
     is_integer_at_least,
     keep_state_on_failure,
     present_words,
@@ -49,7 +50,7 @@ from ._kernels._dtm import (
 from ._kernels._dirichlet import log_doc_topic_joint
 from ._kernels._likelihood import log_predictive
 from ._kernels._polyagamma import PG_METHODS
-from ._kernels._random import dirichlet_rows, document_streams, make_streams, seed_from
+from ._kernels._random import document_streams, make_streams, seed_from
 from ._kernels._stick_breaking import inverse_stick_breaking
 from ._kernels._sweeps import ALL_WORDS, TokenTopics, sample_fixed_topics
 from ._lda import PRIOR_CONSTRAINT, PRIOR_VALUE
@@ -1019,13 +1020,9 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         theta = (doc_topic_sum / n_average + alpha) / (lengths + alpha.sum())[:, None]
         if not n_samples:
             return theta, None
-        draws = np.empty((n_samples, n_docs, n_topics))
-        bounds = balanced_cuts(doc_ptr, effective_n_jobs(n_threads, n_docs))
-        for d in range(n_samples):
-            _sample_topics_by_slice(doc_ptr, word_ids, topics, doc_topic, phi, slice_ptr,
-                                    alpha, states, n_threads)
-            map_ranges(lambda lo, hi, out=draws[d]: dirichlet_rows(
-                doc_topic, alpha, states, lo, hi, out), bounds)
+        draws = dirichlet_draws(lambda: _sample_topics_by_slice(
+            doc_ptr, word_ids, topics, doc_topic, phi, slice_ptr, alpha, states, n_threads),
+            doc_topic, doc_ptr, alpha, states, n_threads, n_samples)
         return theta, draws
 
     def _infer(self, X, times, whom, n_samples=0):
@@ -1034,12 +1031,9 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         doc_ptr, word_ids, rows, slice_ptr, doc_order, phi = self._prepare(X, times, whom)
         theta, draws = self._infer_tokens(doc_ptr, word_ids, rows, slice_ptr, phi,
                                           self._infer_seed, n_samples)
-        if n_samples:
-            in_order = np.empty_like(draws)
-            in_order[:, doc_order] = draws
-            return in_order
-        in_order = np.empty_like(theta)
-        in_order[doc_order] = theta
+        grouped = draws if n_samples else theta
+        in_order = np.empty_like(grouped)
+        in_order[..., doc_order, :] = grouped
         return in_order
 
     def _completion_log_likelihood(self, X, times, whom):

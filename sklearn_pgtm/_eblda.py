@@ -646,6 +646,11 @@ class EmpiricalBayesLDA(GibbsLDA):
         (rounded up), at least 4 for the batch means."""
         return max(-(-self.n_samples // self.n_chains), 4)
 
+    def _new_burn_in(self):
+        # An int (the chains' burn-in, extended while they drift): no
+        # "auto", no max_iter to take a share of.
+        return self.burn_in
+
     def _n_chain_iterations(self, extra=0):
         """Iterations of the chains of h (each sweeps every chain once),
         before the final sweeps, with the burn-in extended by ``extra``."""

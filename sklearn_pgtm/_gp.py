@@ -39,6 +39,7 @@ from ._base import (
     check_draw_totals,
     check_n_draws,
     keep_state_on_failure,
+    resolve_burn_in,
     warn_if_fractional,
 )
 from ._progress import ProgressReporter
@@ -813,7 +814,7 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
 
     def _burn_in(self):
         """``burn_in``, or for "auto" a quarter of ``max_iter``."""
-        return self.max_iter // 4 if isinstance(self.burn_in, str) else self.burn_in
+        return resolve_burn_in(self.burn_in, self.max_iter, (1, 4))
 
     # ------------------------------------------------------------------- fit
     @keep_state_on_failure

@@ -32,6 +32,7 @@ from ._base import (
     check_n_draws,
     is_integer_at_least,
     keep_state_on_failure,
+    resolve_burn_in,
 )
 from ._kernels._lds import (
     add_probabilities,
@@ -832,9 +833,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         return effective_n_jobs(self.n_jobs, n_units)
 
     def _burn_in(self):
-        if isinstance(self.burn_in, str):
-            return self.max_iter // 2
-        return self.burn_in
+        """``burn_in``, or for "auto" half of ``max_iter``."""
+        return resolve_burn_in(self.burn_in, self.max_iter, (1, 2))
 
     def _kept_sweeps(self):
         after = np.arange(self._burn_in(), self.max_iter)
