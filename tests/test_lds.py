@@ -220,6 +220,28 @@ def test_calibrated_offsets_match_the_target_counts():
     np.testing.assert_allclose(achieved, target, rtol=1e-8)
 
 
+
+def test_calibrated_offsets_with_logits_beyond_the_range_of_exp():
+    # Emission rows of scale 300 put the rows' logits c_k . z_t far beyond
+    # +-709 on both sides, where exp(-x) overflows or underflows inside the
+    # Newton steps: the offsets stay finite and still give the target counts
+    # (oracle: the stick-breaking map in NumPy, log-sigmoids from scipy).
+    from scipy.special import log_expit
+
+    rng = np.random.default_rng(0)
+    C = rng.normal(scale=300.0, size=(5, 2))
+    z = rng.normal(size=(50, 2))
+    weight = np.ones(50)
+    target = np.array([0.3, 0.2, 0.2, 0.1, 0.1, 0.1]) * weight.sum()
+    offset = np.zeros(5)
+    calibrate_offsets(C, z, weight, target, offset)
+    assert np.all(np.isfinite(offset))
+    psi = z @ C.T + offset
+    log_rest = np.cumsum(np.c_[np.zeros(len(z)), log_expit(-psi)], axis=1)
+    proba = np.exp(log_rest[:, :-1] + log_expit(psi))
+    achieved = np.r_[weight @ proba, weight @ np.exp(log_rest[:, -1])]
+    np.testing.assert_allclose(achieved, target, rtol=1e-6)
+
 def test_particle_filter_matches_quadrature():
     # L = 1, three categories, two rows: p(x_0) and p(x_1 | x_0) on a grid.
     A, Q, C, mu = 0.8, 0.5, np.array([[1.0], [-0.7]]), np.array([0.2, -0.1])
