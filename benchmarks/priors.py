@@ -19,13 +19,14 @@ another, written to its own section). One thread.
 
 ``--part empty-columns``: what columns that no document uses do to the
 "auto" priors, as a ``HashingVectorizer`` (2^20 columns by default) makes
-them. The 432 messages' 7,174 columns are placed at random among 2^14,
-2^15, 2^18 and 2^20 columns (training and held-out documents alike, so the
-held-out tokens are the same words); GibbsLDA, EmpiricalBayesLDA and
-CorrelatedTopicModel at their defaults and scikit-learn's
-LatentDirichletAllocation, scored as above, and GibbsLDA behind
-scikit-learn's ``VarianceThreshold()``, which drops the columns empty in
-training (the user guide's advice). Written to its own section
+them. The 432 messages' 7,174 columns are placed at random among more
+columns, 10 % and 25 % of them empty, and 2^14, 2^15, 2^18 and 2^20
+(training and held-out documents alike, so the held-out tokens are the
+same words); GibbsLDA, EmpiricalBayesLDA and CorrelatedTopicModel at their
+defaults and scikit-learn's LatentDirichletAllocation, scored as above, and
+GibbsLDA behind scikit-learn's ``VarianceThreshold()``, which drops the
+columns empty in training (the user guide's advice); random_state 0, 1, 2
+(``--seed`` shifts them). Written to its own section
 (priors_empty_columns).
 
 Usage: python benchmarks/priors.py [--quick] [--seed N] [--part {auto,empty-columns}]
@@ -119,7 +120,10 @@ def main(quick=False, seed=0):
                   + ("" if seed == 0 else f", random_state={seed}"), body)
 
 
-WIDTHS = (None, 2 ** 14, 2 ** 15, 2 ** 18, 2 ** 20)
+# Shares of empty columns (a vocabulary built on more documents than the
+# training ones) and a HashingVectorizer's widths.
+EMPTY_SHARES = (0.0, 0.1, 0.25)
+HASH_WIDTHS = (2 ** 14, 2 ** 15, 2 ** 18, 2 ** 20)
 
 
 def widen(X, n_columns, columns):
@@ -133,61 +137,78 @@ def widen(X, n_columns, columns):
     return wide
 
 
-def main_empty_columns(quick=False, seed=0):
+def empty_column_models(k):
+    """(name, factory of random_state) of part empty-columns; the last one
+    is fitted behind ``VarianceThreshold()`` (the user guide's advice)."""
     from sklearn.decomposition import LatentDirichletAllocation
+
+    return [
+        ("GibbsLDA", lambda rs: GibbsLDA(k, random_state=rs)),
+        ("EmpiricalBayesLDA", lambda rs: EmpiricalBayesLDA(k, random_state=rs)),
+        ("CTM logistic normal", lambda rs: CorrelatedTopicModel(k, random_state=rs)),
+        ("scikit-learn LatentDirichletAllocation",
+         lambda rs: LatentDirichletAllocation(k, random_state=rs)),
+        ("VarianceThreshold() then GibbsLDA", lambda rs: GibbsLDA(k, random_state=rs)),
+    ]
+
+
+def fit_wide(name, model, X_train, X_heldout, quick):
+    """Held-out perplexity, fitted priors and fit seconds of one model."""
     from sklearn.feature_selection import VarianceThreshold
 
+    if name.startswith("VarianceThreshold"):
+        selector = VarianceThreshold().fit(X_train)
+        X_train, X_heldout = selector.transform(X_train), selector.transform(X_heldout)
+    if quick and name == "EmpiricalBayesLDA":
+        model.set_params(burn_in=20, n_samples=20, n_final_iter=20)
+    elif quick and not name.startswith("scikit"):
+        model.set_params(max_iter=40, burn_in=20)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X_train)
+    seconds = time.perf_counter() - start
+    priors = [np.mean(getattr(model, a)) for a in ("doc_topic_prior_", "topic_word_prior_")
+              if hasattr(model, a)]
+    return document_completion(model, X_heldout), priors, seconds
+
+
+def main_empty_columns(quick=False, seed=0):
     corpus = real_corpora(quick)[0]
     k = corpus.n_topics
-    factories = [
-        ("GibbsLDA", lambda: GibbsLDA(k, random_state=seed)),
-        ("EmpiricalBayesLDA", lambda: EmpiricalBayesLDA(k, random_state=seed)),
-        ("CTM logistic normal", lambda: CorrelatedTopicModel(k, random_state=seed)),
-        ("scikit-learn LatentDirichletAllocation",
-         lambda: LatentDirichletAllocation(k, random_state=seed)),
-        # The remedy the user guide gives: drop the empty columns first.
-        ("VarianceThreshold() then GibbsLDA", lambda: GibbsLDA(k, random_state=seed)),
-    ]
     n_words = corpus.X_train.shape[1]
-    rows = []
-    for width in WIDTHS:
-        X_train, X_heldout = corpus.X_train, corpus.X_heldout
-        if width:
-            columns = np.random.default_rng(seed).choice(width, n_words, replace=False)
-            X_train, X_heldout = widen(X_train, width, columns), widen(X_heldout, width, columns)
-        wide = type(corpus)(corpus.name, X_train, X_heldout, k)
-        for name, factory in factories:
-            model, train, heldout = factory(), wide.X_train, wide.X_heldout
-            if name.startswith("VarianceThreshold"):
-                selector = VarianceThreshold().fit(train)
-                train, heldout = selector.transform(train), selector.transform(heldout)
-            if quick and name == "EmpiricalBayesLDA":
-                model.set_params(burn_in=20, n_samples=20, n_final_iter=20)
-            elif quick and not name.startswith("scikit"):
-                model.set_params(max_iter=40, burn_in=20)
-            start = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                model.fit(train)
-            seconds = time.perf_counter() - start
-            perplexity = document_completion(model, heldout)
-            priors = " / ".join(f"{np.mean(getattr(model, a)):.3g}"
-                                for a in ("doc_topic_prior_", "topic_word_prior_")
-                                if hasattr(model, a))
-            rows.append([f"{X_train.shape[1]:,}", name, f"{perplexity:.1f}", priors,
-                         f"{seconds:.1f}"])
+    seeds = [seed] if quick else [seed, seed + 1, seed + 2]
+    widths = [int(round(n_words / (1 - share))) for share in EMPTY_SHARES] + list(HASH_WIDTHS)
+    rows, reference = [], {}
+    for width in widths:
+        columns = np.random.default_rng(seed).choice(width, n_words, replace=False)
+        X_train = widen(corpus.X_train, width, columns)
+        X_heldout = widen(corpus.X_heldout, width, columns)
+        for name, factory in empty_column_models(k):
+            fits = [fit_wide(name, factory(rs), X_train, X_heldout, quick) for rs in seeds]
+            perplexity = np.mean([f[0] for f in fits])
+            reference.setdefault(name, perplexity)
+            priors = " / ".join(f"{v:.3g}" for v in np.mean([f[1] for f in fits], axis=0))
+            rows.append([f"{width:,}", f"{1 - n_words / width:.0%}", name, f"{perplexity:.1f}",
+                         " / ".join(f"{f[0]:.1f}" for f in fits),
+                         f"{100 * (perplexity / reference[name] - 1):+.1f} %", priors,
+                         f"{np.mean([f[2] for f in fits]):.1f}"])
             print(rows[-1], flush=True)
     body = (
         f"{corpus.describe()}; its {n_words:,} columns (every one used by a training "
-        "document) placed at random among more columns that no document uses, as a "
-        "`HashingVectorizer` would (the held-out documents' words moved alike). Every "
-        f"model at its defaults (K = {k}, random_state={seed}, one thread); held-out "
-        "document-completion perplexity (lower is better); `VarianceThreshold()` then "
+        "document) placed at random among more columns that no document uses (the same "
+        "places for the held-out documents): shares of 10 % and 25 % empty columns, as a "
+        "vocabulary built on more documents than the training ones leaves, and the widths "
+        "of a `HashingVectorizer` (2^14 to 2^20; its default is 2^20). Every model at its "
+        f"defaults (K = {k}, one thread), random_state {', '.join(map(str, seeds))}; held-out "
+        "document-completion perplexity (lower is better), its mean and change against "
+        "the same model on the columns in use (first rows); `VarianceThreshold()` then "
         "GibbsLDA: the columns with no training count dropped first (the threshold's "
         "default, variance 0, in fit; the same columns in transform). Fitted priors: "
-        "`doc_topic_prior_` / `topic_word_prior_` (mean over topics where asymmetric; "
-        "the correlated model estimates the second only).\n\n"
-        + markdown_table(["columns", "model", "perplexity", "fitted priors", "fit s"], rows))
+        "`doc_topic_prior_` / `topic_word_prior_` (means; the correlated model estimates "
+        "the second only). The first fits of a fresh checkout include compiling.\n\n"
+        + markdown_table(["columns", "empty", "model", "perplexity", "per seed", "change",
+                          "fitted priors", "fit s"], rows))
     print(body)
     write_section("priors_empty_columns", "The \"auto\" priors and columns that no "
                   "document uses", body)
