@@ -126,6 +126,40 @@ def address_pieces(n_words):
     return CountVectorizer(stop_words="english", min_df=2).fit_transform(texts)
 
 
+LINKS = ("logistic_normal", "stick_breaking")
+
+
+def load_kernels(X):
+    """Load the compiled kernels (numba's cache) outside the timings, a
+    one-time cost per process: a tiny fit per link running every step of a
+    default fit, the plain-LDA warm-up (burn_in // 3 = 2 sweeps here; with
+    burn_in=2 there was none, and the first timed fit of a fresh checkout
+    paid for compiling it: 9.4 s against 5.4), the correlated sweeps and the
+    kept ones."""
+    from sklearn_pgtm import CorrelatedTopicModel
+
+    for link in LINKS:
+        CorrelatedTopicModel(3, link=link, max_iter=10, burn_in=6,
+                             random_state=SEED).fit(X)
+
+
+def rate_row(corpus, n_timed):
+    """The table row of one corpus (name, tokens per document, tomotopy's
+    rate, then each link's rate and ratio) and each link's ratio."""
+    print(corpus.describe(), flush=True)
+    theirs = tomotopy_ctm(corpus, n_timed)
+    print(f"  tomotopy CTModel {theirs / 1e6:.2f} M/s", flush=True)
+    cells, ratios = [], {}
+    for link in LINKS:
+        rate, seconds = ours(corpus, link)
+        ratios[link] = rate / theirs
+        cells += [f"{rate / 1e6:.2f}", f"{rate / theirs:.2f}x"]
+        print(f"  {link} {rate / 1e6:.2f} M/s ({seconds:.1f} s): {rate / theirs:.2f}x",
+              flush=True)
+    per_doc = corpus.n_tokens / corpus.X_train.shape[0]
+    return [corpus.name, f"{per_doc:,.0f}", f"{theirs / 1e6:.2f}"] + cells, ratios
+
+
 def load():
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
@@ -143,32 +177,14 @@ def main(quick=False, only=None):
         for c in corpora:
             c.X_train = c.X_train[:100]
     n_timed = 10 if quick else 40
-    # Load the compiled kernels (numba's cache) outside the timings: a
-    # one-time cost per process, not a rate.
-    from sklearn_pgtm import CorrelatedTopicModel
-
-    # Every step of a default fit: the plain-LDA warm-up (burn_in // 3 = 2
-    # sweeps here; with burn_in=2 there was none, and the first timed fit of a
-    # fresh checkout paid for compiling it: 9.4 s against 5.4), the
-    # correlated sweeps and the kept ones.
-    for link in ("logistic_normal", "stick_breaking"):
-        CorrelatedTopicModel(3, link=link, max_iter=10, burn_in=6,
-                             random_state=SEED).fit(corpora[0].X_train[:20])
+    load_kernels(corpora[0].X_train[:20])
     before = load()
-    rows, ratios = [], {"logistic_normal": [], "stick_breaking": []}
+    rows, ratios = [], {link: [] for link in LINKS}
     for corpus in corpora:
-        print(corpus.describe(), flush=True)
-        theirs = tomotopy_ctm(corpus, n_timed)
-        print(f"  tomotopy CTModel {theirs / 1e6:.2f} M/s", flush=True)
-        cells = []
-        for link in ("logistic_normal", "stick_breaking"):
-            rate, seconds = ours(corpus, link)
-            ratios[link].append(rate / theirs)
-            cells += [f"{rate / 1e6:.2f}", f"{rate / theirs:.2f}x"]
-            print(f"  {link} {rate / 1e6:.2f} M/s ({seconds:.1f} s): {rate / theirs:.2f}x",
-                  flush=True)
-        per_doc = corpus.n_tokens / corpus.X_train.shape[0]
-        rows.append([corpus.name, f"{per_doc:,.0f}", f"{theirs / 1e6:.2f}"] + cells)
+        row, corpus_ratios = rate_row(corpus, n_timed)
+        rows.append(row)
+        for link, ratio in corpus_ratios.items():
+            ratios[link].append(ratio)
     after = load()
     verdicts = []
     for link, values in ratios.items():
@@ -411,8 +427,6 @@ def main_lengths(quick=False):
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from sklearn_pgtm import CorrelatedTopicModel
-
     warnings.simplefilter("ignore", ConvergenceWarning)
     n_timed = 10 if quick else 40
     corpora = [held_out_corpus(f"SOTU, pieces of {n:,} words" if n else "SOTU, whole addresses",
@@ -420,21 +434,9 @@ def main_lengths(quick=False):
     if quick:
         for c in corpora:
             c.X_train = c.X_train[:50]
-    for link in ("logistic_normal", "stick_breaking"):  # load the compiled kernels
-        CorrelatedTopicModel(3, link=link, max_iter=10, burn_in=6,
-                             random_state=SEED).fit(corpora[0].X_train[:20])
+    load_kernels(corpora[0].X_train[:20])
     before = load()
-    rows = []
-    for corpus in corpora:
-        print(corpus.describe(), flush=True)
-        theirs = tomotopy_ctm(corpus, n_timed)
-        cells = []
-        for link in ("logistic_normal", "stick_breaking"):
-            rate, _ = ours(corpus, link)
-            cells += [f"{rate / 1e6:.2f}", f"{rate / theirs:.2f}x"]
-        per_doc = corpus.n_tokens / corpus.X_train.shape[0]
-        rows.append([corpus.name, f"{per_doc:,.0f}", f"{theirs / 1e6:.2f}"] + cells)
-        print(rows[-1], flush=True)
+    rows = [rate_row(corpus, n_timed)[0] for corpus in corpora]
     after = load()
     body = "\n".join(
         ["CorrelatedTopicModel at its defaults (K = 20) against tomotopy CTModel at its "

@@ -63,16 +63,21 @@ def _fmt(value):
     return value if isinstance(value, str) else f"{value:g}"
 
 
+def timed_fit(model, X):
+    """Fit ``model`` on ``X`` (warnings silenced); the fit's seconds."""
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X)
+    return time.perf_counter() - start
+
+
 def fit_and_score(model, corpus, quick):
     """Fit ``model`` on the corpus's training documents; held-out perplexity
     and fit seconds."""
     if quick:
         model.set_params(max_iter=40, burn_in=20)
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.fit(corpus.X_train)
-    seconds = time.perf_counter() - start
+    seconds = timed_fit(model, corpus.X_train)
     return document_completion(model, corpus.X_heldout), seconds
 
 
@@ -163,11 +168,7 @@ def fit_wide(name, model, X_train, X_heldout, quick):
         model.set_params(burn_in=20, n_samples=20, n_final_iter=20)
     elif quick and not name.startswith("scikit"):
         model.set_params(max_iter=40, burn_in=20)
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.fit(X_train)
-    seconds = time.perf_counter() - start
+    seconds = timed_fit(model, X_train)
     priors = [np.mean(getattr(model, a)) for a in ("doc_topic_prior_", "topic_word_prior_")
               if hasattr(model, a)]
     return document_completion(model, X_heldout), priors, seconds
