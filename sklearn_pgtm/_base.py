@@ -200,9 +200,9 @@ def warn_if_many_empty_columns(X, whom):
             f"{whom}: {n_empty:,} of the {n_columns:,} columns of X have no count in any "
             "document. The Dirichlet prior over words spreads over them as over words and "
             "takes probability from the corpus's words (held-out perplexity and topics "
-            "suffer, more so with the 'auto' topic_word_prior). Drop the empty columns "
-            "before fitting, e.g. with sklearn.feature_selection.VarianceThreshold() in "
-            "the pipeline.",
+            "suffer; an 'auto' topic_word_prior shrinks and then smooths the corpus's "
+            "words too little). Drop the empty columns before fitting, e.g. with "
+            "sklearn.feature_selection.VarianceThreshold() in the pipeline.",
             UserWarning)
 
 
