@@ -155,8 +155,8 @@ def main(quick=False):
         f"pairs, dynamic corpus: the same topics in the first of {n_slices} slices, their "
         "stick-breaking logits a random walk of step variance 0.1, documents of each slice "
         "drawn from LDA (alpha = 0.5) with its topics (a dynamic model's worst topic L1: the "
-        f"mean over the slices). Every model at its defaults; {n_samples} draws of `sample_transform` per "
-        "held-out document; central 90 % interval per (document, topic), topics matched to "
+        f"mean over the slices). Every model at its defaults; {n_samples} draws of "
+        "`sample_transform` per held-out document; central 90 % interval per (document, topic), topics matched to "
         "the truth. Target: coverage in [85 %, 95 %].\n\n"
         + markdown_table(["model", "corpus drawn from", "coverage of 90 % intervals",
                           "mean interval width", "worst topic L1 distance", "fit + draws s",

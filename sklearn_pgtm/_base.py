@@ -188,13 +188,13 @@ def warn_if_fractional(values, whom, name="X"):
 def warn_if_many_empty_columns(X, whom):
     """Warn (``UserWarning``) when more than a quarter of the columns of the
     training counts ``X`` (CSR, explicit zeros removed) have no count: a
-    ``HashingVectorizer`` makes them (2**20 columns by default). The topics' Dirichlet prior over
-    words spreads over those columns as over words, which takes probability
-    from the words of the corpus; an ``"auto"`` ``topic_word_prior`` shrinks
-    to make up for it and then smooths those words too little (user guide,
-    :ref:`lda_empty_columns`)."""
+    ``HashingVectorizer`` makes them (2**20 columns by default). The topics'
+    Dirichlet prior over words spreads over those columns as over words,
+    which takes probability from the words of the corpus; an ``"auto"``
+    ``topic_word_prior`` shrinks to make up for it and then smooths those
+    words too little (user guide, :ref:`lda_empty_columns`)."""
     n_columns = X.shape[1]
-    n_empty = n_columns - np.unique(X.indices).shape[0]
+    n_empty = n_columns - np.count_nonzero(X.getnnz(axis=0))
     if n_empty > _EMPTY_COLUMNS_WARNING_SHARE * n_columns:
         _warn(
             f"{whom}: {n_empty:,} of the {n_columns:,} columns of X have no count in any "

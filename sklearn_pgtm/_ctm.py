@@ -368,8 +368,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
         --part sweeps``, section ``infer_sweeps``), 400 sweeps were below 200
         by 0.05-0.23 % (logistic normal; the 432 short 20 Newsgroups messages
         +0.10 %) and 0.07-0.39 % (stick breaking, all seven), and below 100
-        by 0.08-0.58 % and 0.46-0.95 %, for 0.13-1.04 s per transform of the 48-351
-        held-out documents (twice the time of 200): unlike the LDA models'
+        by 0.08-0.58 % and 0.46-0.95 %, for 0.13-1.04 s per transform of the
+        48-351 held-out documents (twice the time of 200): unlike the LDA models'
         inference (:class:`GibbsLDA`, 100 sweeps), whose gains past 100 are
         0.03-0.12 %, the Gaussian vector's single-site updates still gain
         there. Earlier, with the second half averaged (two halvings;

@@ -516,8 +516,9 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         Gibbs sweeps over a new document's topics (topics fixed) in
         :meth:`transform`, :meth:`score` and :meth:`perplexity`; proportions
         are averaged over all of them but the first eighth, at least the
-        first five (half below ten sweeps; user guide :ref:`infer_averaging`; the second half until
-        2026-11-29, 0.56 % higher validation perplexity). On the State of
+        first five (half below ten sweeps; user guide
+        :ref:`infer_averaging`; the second half until 2026-11-29, 0.56 %
+        higher validation perplexity). On the State of
         the Union validation split of ``benchmarks/dtm.py --part defaults``
         (three halvings; ``benchmarks/inference.py --part sweeps``, section
         ``infer_sweeps``) 25 / 50 / 100 / 200 / 400 sweeps gave 1637.5 /
