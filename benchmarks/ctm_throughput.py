@@ -47,11 +47,27 @@ of AP and the 3,673 of whole addresses, where the fit of user guide section
 "Speed and document length" puts the 5x crossing (about 340-360 tokens).
 Written to its own section (ctm_throughput_lengths).
 
-Usage: python benchmarks/ctm_throughput.py [--quick] [--part {rates,floor,topics,lengths}]
+``--part mh``: whether a sampler that reads fewer than K counts per token
+could reach the budget of the floor part on whole addresses: the exact
+token step (``sample_weighted``) against Metropolis-Hastings steps whose
+proposal is the document's weights (an alias table per document, so a
+proposal costs one uniform and two reads; the acceptance ratio reads two of
+the word's counts and two totals, and the counts are written only when the
+token changes topic: LightLDA's document proposal, exact for fixed
+weights). One, two and four steps per token, 30 sweeps each from the same
+random topic state (K = 20, weights Dirichlet(0.5) per document, beta =
+0.05): nanoseconds per token (median of the last 10 sweeps) and the log
+joint density of words and topics given the weights after 10 and 30 sweeps
+(how far each sampler got), next to tomotopy CTModel's time per token and
+the budget. Written to its own section (ctm_throughput_mh).
+
+Usage: python benchmarks/ctm_throughput.py [--quick]
+       [--part {rates,floor,topics,lengths,mh}]
        [--corpora NAME ...]  (rates on some corpora only, own section)
 """
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -454,10 +470,186 @@ def main_lengths(quick=False):
                   "throughput against document length", body)
 
 
+
+# --------------------------------------------------------------------------
+# part "mh": Metropolis-Hastings steps instead of the exact token step
+# --------------------------------------------------------------------------
+
+@njit(cache=False, nogil=True)
+def _alias_table(weights, prob, alias):
+    """Vose's alias table of the distribution proportional to ``weights``
+    (filled into ``prob`` and ``alias``)."""
+    n = weights.shape[0]
+    scaled = weights * (n / weights.sum())
+    small, large = np.empty(n, np.int64), np.empty(n, np.int64)
+    n_small = n_large = 0
+    for k in range(n):
+        if scaled[k] < 1.0:
+            small[n_small] = k
+            n_small += 1
+        else:
+            large[n_large] = k
+            n_large += 1
+    while n_small > 0 and n_large > 0:
+        n_small -= 1
+        s, big = small[n_small], large[n_large - 1]
+        prob[s], alias[s] = scaled[s], big
+        scaled[big] += scaled[s] - 1.0
+        if scaled[big] < 1.0:
+            n_large -= 1
+            small[n_small] = big
+            n_small += 1
+    for k in large[:n_large]:
+        prob[k], alias[k] = 1.0, k
+    for k in small[:n_small]:
+        prob[k], alias[k] = 1.0, k
+
+
+@njit(cache=False, nogil=True)
+def _mh_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, weights, beta,
+              states, n_steps):
+    """``n_steps`` Metropolis-Hastings steps per token, proposals from the
+    document's weights: the acceptance ratio is the ratio of the word
+    factors (C_kw + beta) / (C_k + V beta) of the proposed and the current
+    topic, the token's own count left out."""
+    n_docs, n_topics = weights.shape
+    v_beta = word_topic.shape[0] * beta
+    prob, alias = np.empty(n_topics), np.empty(n_topics, np.int64)
+    n_tokens = word_ids.shape[0]
+    for d in range(n_docs):
+        state = states[d]
+        _alias_table(weights[d], prob, alias)
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            if i + 4 < n_tokens:
+                prefetch_row(word_topic, word_ids[i + 4])
+            w, old = word_ids[i], topics[i]
+            cur = old
+            cur_num, cur_den = word_topic[w, cur] - 1 + beta, topic_total[cur] - 1 + v_beta
+            for _ in range(n_steps):
+                u = uniform(state) * n_topics
+                j = int(u)
+                new = j if u - j < prob[j] else alias[j]
+                if new == cur:
+                    continue
+                own = 1 if new == old else 0
+                num, den = word_topic[w, new] - own + beta, topic_total[new] - own + v_beta
+                if uniform(state) * cur_num * den < num * cur_den:
+                    cur, cur_num, cur_den = new, num, den
+            if cur != old:
+                topics[i] = cur
+                doc_topic[d, old] -= 1
+                word_topic[w, old] -= 1
+                topic_total[old] -= 1
+                doc_topic[d, cur] += 1
+                word_topic[w, cur] += 1
+                topic_total[cur] += 1
+
+
+@njit(cache=False, nogil=True)
+def _log_joint(doc_ptr, topics, word_topic, topic_total, weights, beta):
+    """log p(words, topics | weights) with the topics' words collapsed."""
+    n_words, n_topics = word_topic.shape
+    v_beta = n_words * beta
+    total = 0.0
+    for k in range(n_topics):
+        total += math.lgamma(v_beta) - math.lgamma(topic_total[k] + v_beta)
+        for w in range(n_words):
+            if word_topic[w, k] > 0:
+                total += math.lgamma(word_topic[w, k] + beta) - math.lgamma(beta)
+    for d in range(doc_ptr.shape[0] - 1):
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            total += math.log(weights[d, topics[i]])
+    return total
+
+
+def mh_row(name, sweep, new_chain, n_tokens, log_joint, n_sweeps):
+    """ns per token (median of the last third of ``n_sweeps``) and the log
+    joint after a third of them and after all, from a fresh chain."""
+    sweep(new_chain())  # compile
+    chain = new_chain()
+    seconds, joints = [], []
+    for _ in range(n_sweeps):
+        t0 = time.perf_counter()
+        sweep(chain)
+        seconds.append(time.perf_counter() - t0)
+        joints.append(log_joint(chain))
+    ns = float(np.median(seconds[-max(n_sweeps // 3, 1):])) / n_tokens * 1e9
+    print(f"  {name}: {ns:.1f} ns per token, log joint {joints[n_sweeps // 3 - 1]:.0f} / "
+          f"{joints[-1]:.0f}", flush=True)
+    return [name, f"{ns:.1f}", f"{joints[n_sweeps // 3 - 1]:,.0f}", f"{joints[-1]:,.0f}"]
+
+
+def main_mh(quick=False):
+    from sklearn_pgtm._base import to_tokens
+    from sklearn_pgtm._chain import TopicChain
+    from sklearn_pgtm._kernels._sweeps import ALL_WORDS, sample_weighted
+
+    corpus = held_out_corpus("SOTU addresses (long documents)", sotu_counts("address"), 20)
+    if quick:
+        corpus.X_train = corpus.X_train[:20]
+    n_sweeps, n_timed, beta = (6, 2, 0.05) if quick else (30, 40, 0.05)
+    X = corpus.X_train.tocsr()
+    n_docs, n_words = X.shape
+    K = corpus.n_topics
+    doc_ptr, word_ids = to_tokens(X)
+    n_tokens = word_ids.shape[0]
+    weights = np.random.default_rng(SEED).dirichlet(np.full(K, 0.5), size=n_docs)
+
+    def new_chain():
+        return TopicChain.random(doc_ptr, word_ids, K, n_words, SEED)
+
+    def log_joint(chain):
+        return _log_joint(doc_ptr, chain.tokens.topics, chain.word_topic, chain.topic_total,
+                          weights, beta)
+
+    def exact(chain):
+        sample_weighted(chain.tokens, chain.word_topic, chain.topic_total, weights, beta,
+                        chain.states, (0, n_docs, 0, ALL_WORDS))
+
+    def metropolis(n_steps):
+        def sweep(chain):
+            t = chain.tokens
+            _mh_sweep(t.doc_ptr, t.word_ids, t.topics, t.doc_topic, chain.word_topic,
+                      chain.topic_total, weights, beta, chain.states, n_steps)
+        return sweep
+
+    before = load()
+    print(corpus.describe(), flush=True)
+    samplers = [("exact token step (`sample_weighted`)", exact)] + [
+        (f"{m} Metropolis-Hastings step{'s' if m > 1 else ''}", metropolis(m))
+        for m in (1, 2, 4)]
+    rows = [mh_row(name, sweep, new_chain, n_tokens, log_joint, n_sweeps)
+            for name, sweep in samplers]
+    theirs = 1e9 / tomotopy_ctm(corpus, n_timed)
+    after = load()
+    third = n_sweeps // 3
+    body = "\n".join(
+        ["Can a sampler that reads two of the word's K counts per token instead of all K "
+         "reach the budget that 5x tomotopy CTModel's rate leaves on whole addresses "
+         "(section ctm_throughput_floor)? The exact token step of the correlated model "
+         "(fixed document weights, `sample_weighted`) against Metropolis-Hastings steps "
+         "proposing a topic from the document's weights (an alias table per document; "
+         "acceptance by the ratio of the word factors (C_kw + beta) / (C_k + V beta), the "
+         "token's own count left out; counts written only when the token changes topic), "
+         f"{n_sweeps} sweeps each from the same random topic state, K = {K}, weights "
+         f"Dirichlet(0.5) per document, beta = {beta}. Nanoseconds per token: median of "
+         f"the last {third} sweeps, one thread. Log joint: log p(words, topics | weights), "
+         f"the topics' words collapsed, after {third} and {n_sweeps} sweeps (higher: the "
+         "sampler got further in as many sweeps).", "", f"- {corpus.describe()}", "",
+         markdown_table(["sampler", "ns per token", f"log joint after {third}",
+                         f"after {n_sweeps}"], rows), "",
+         f"tomotopy CTModel: {theirs:.1f} ns per token ({n_timed} iterations after 10); "
+         f"budget at 5x: {theirs / TARGET:.1f} ns.", "",
+         f"Machine load before: `{before}`; after: `{after}`."])
+    print(body)
+    write_section("ctm_throughput_mh", "CorrelatedTopicModel: Metropolis-Hastings token steps "
+                  "against the exact one on long documents", body)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--part", choices=["rates", "floor", "topics", "lengths"],
+    parser.add_argument("--part", choices=["rates", "floor", "topics", "lengths", "mh"],
                         default="rates")
     parser.add_argument("--corpora", nargs="+", metavar="NAME",
                         help="rates on the corpora whose name contains one of these (own "
@@ -467,4 +659,4 @@ if __name__ == "__main__":
         print(main(args.quick, only=args.corpora))
     else:
         print({"floor": main_floor, "topics": main_topics,
-               "lengths": main_lengths}[args.part](args.quick))
+               "lengths": main_lengths, "mh": main_mh}[args.part](args.quick))
