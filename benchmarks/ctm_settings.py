@@ -63,7 +63,7 @@ through patches of the defaults and of the private ``_n_warmup``) against a
 burn-in of 750 (warm-up a third of it: 250 sweeps in every column) with
 1,000, 1,250 (the default) and 1,500 sweeps: one chain fitted for 1,000
 sweeps and continued with ``warm_start`` (a continued fit equals the longer
-one). Both links, the drawn corpora at K = 20 (D = 2,000 and 4,000, seeds
+one with the same burn-in). Both links, the drawn corpora at K = 20 (D = 2,000 and 4,000, seeds
 0-2) and the three real corpora (two seeds). Written to its own section
 (ctm_averaging).
 
@@ -75,7 +75,7 @@ held-out perplexity of one fit per corpus and link, transformed with each.
 where the fit's ConvergenceWarning fires at the defaults. One chain per
 corpus, link and seed (the defaults otherwise) fitted for 1,250 sweeps and
 continued with ``warm_start`` to 2,500 and 5,000 (a continued fit equals the
-longer one); seeds 0 and 1: at each end the held-out perplexity, whether the warning fired,
+longer one with the first fit's burn-in of 750); seeds 0 and 1: at each end the held-out perplexity, whether the warning fired,
 the trend z-score and the rise per token of the log-likelihood trace's
 second half (the warning's two criteria), the same over the last 500
 sweeps, and the mean variance of the fitted ``Sigma``, on the three real

@@ -42,6 +42,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 from ._chain import infer_topics
 from ._kernels._counts import add_word_rows, transposed_mean
 from ._kernels._likelihood import log_predictive
+from ._kernels._polyagamma import MAX_PG_TERMS
 from ._kernels._random import (
     dirichlet_rows,
     document_streams,
@@ -98,6 +99,10 @@ N_JOBS_CONSTRAINT = [
     IntegerInterval(1, None, closed="left"),
 ]
 
+#: ``_parameter_constraints`` entry of ``pg_terms`` in every Pólya-Gamma
+#: model: the bound of :func:`sklearn_pgtm.polyagamma.random_polyagamma`.
+PG_TERMS_CONSTRAINT = [IntegerInterval(1, MAX_PG_TERMS, closed="both")]
+
 
 # --------------------------------------------------------------------------
 # input
@@ -150,14 +155,22 @@ def check_counts(estimator, X, *, reset, whom=None, as_tokens=True):
             f"{whom}: the corpus has {lengths.sum():.3g} tokens; at most "
             f"{MAX_CORPUS_TOKENS} can be fitted (the topics' token counts are int32). "
             "Fit a sample of the documents.")
-    if not as_tokens and lengths.size and lengths.max() > MAX_ROW_COUNT:
-        raise ValueError(
-            f"{whom}: a row has {lengths.max():.3g} counts; at most {MAX_ROW_COUNT:.3g} "
-            "per row are supported (integers exact in float64).")
+    if not as_tokens:
+        check_row_totals(lengths, whom)
     X.eliminate_zeros()
     X = X.astype(np.int64)
     X.sort_indices()
     return X
+
+
+def check_row_totals(lengths, whom):
+    """``ValueError`` when a row total in ``lengths`` (inf where the sum
+    overflowed) exceeds ``MAX_ROW_COUNT``, the counts that float64 holds
+    exactly (models that take counts, not tokens)."""
+    if lengths.size and lengths.max() > MAX_ROW_COUNT:
+        raise ValueError(
+            f"{whom}: a row has {lengths.max():.3g} counts; at most {MAX_ROW_COUNT:.3g} "
+            "per row are supported (integers exact in float64).")
 
 
 def check_call_settings(estimator, names):

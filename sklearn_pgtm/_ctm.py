@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import (
     N_JOBS_CONSTRAINT,
+    PG_TERMS_CONSTRAINT,
     GibbsRun,
     GibbsTopicModel,
     IntegerInterval,
@@ -235,7 +236,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
         :class:`~sklearn_pgtm.exceptions.ChainDivergenceError` naming it.
 
     pg_terms : int, default=8
-        Number of terms M of the ``"truncated"`` and ``"pg1"`` samplers.
+        Number of terms M of the ``"truncated"`` and ``"pg1"`` samplers, at most 100,000
+        (the bound of :func:`sklearn_pgtm.polyagamma.random_polyagamma`).
 
     n_subiter : int, default=3
         Sub-iterations S of the (lambda, eta) updates per document and sweep
@@ -388,8 +390,10 @@ class CorrelatedTopicModel(GibbsTopicModel):
 
     warm_start : bool, default=False
         Keep the chain after :meth:`fit` and, on the next call with the same
-        ``X``, continue it for ``max_iter`` more sweeps (identical to one
-        longer fit with the same ``random_state``).
+        ``X``, continue it for ``max_iter`` more sweeps: identical to one
+        longer fit with the same ``random_state`` and ``burn_in`` (the
+        continuation keeps the first fit's ``burn_in_``; with ``"auto"`` a
+        fresh longer fit would resolve it from its own ``max_iter``).
         Other data, or another value of a parameter other than ``max_iter``,
         ``n_jobs``, ``verbose`` and the inference settings, raises
         ``ValueError`` (set ``warm_start=False`` to start a new chain).
@@ -490,7 +494,7 @@ class CorrelatedTopicModel(GibbsTopicModel):
         "n_components": [IntegerInterval(1, None, closed="left")],
         "link": [StrOptions({"logistic_normal", "stick_breaking"})],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [IntegerInterval(1, None, closed="left")],
+        "pg_terms": PG_TERMS_CONSTRAINT,
         "n_subiter": [IntegerInterval(1, None, closed="left")],
         "prior_strength": [Interval(Real, 0, None, closed="neither")],
         "topic_word_prior": PRIOR_CONSTRAINT,

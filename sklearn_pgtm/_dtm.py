@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
     N_JOBS_CONSTRAINT,
+    PG_TERMS_CONSTRAINT,
     ChainTrace,
     IntegerInterval,
     averaged_sweeps,
@@ -538,7 +539,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         against 96 s there (loaded machine).
 
     pg_terms : int, default=8
-        Number of terms of the ``"truncated"`` and ``"pg1"`` samplers.
+        Number of terms of the ``"truncated"`` and ``"pg1"`` samplers, at most 100,000
+        (the bound of :func:`sklearn_pgtm.polyagamma.random_polyagamma`).
 
     random_state : int, RandomState instance or None, default=None
         Seed of every random draw.
@@ -654,7 +656,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         "n_init": [IntegerInterval(1, None, closed="left")],
         "n_infer_iter": [IntegerInterval(1, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [IntegerInterval(1, None, closed="left")],
+        "pg_terms": PG_TERMS_CONSTRAINT,
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],

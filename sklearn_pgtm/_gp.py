@@ -33,11 +33,13 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from ._base import (
     N_JOBS_CONSTRAINT,
+    PG_TERMS_CONSTRAINT,
     FittedParamsMixin,
     IntegerInterval,
     check_call_settings,
     check_draw_totals,
     check_n_draws,
+    check_row_totals,
     keep_state_on_failure,
     resolve_burn_in,
     warn_if_fractional,
@@ -645,7 +647,8 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         error 0.00005).
 
     pg_terms : int, default=8
-        Terms of the ``"truncated"`` and ``"pg1"`` samplers.
+        Terms of the ``"truncated"`` and ``"pg1"`` samplers, at most 100,000 (the bound
+        of :func:`sklearn_pgtm.polyagamma.random_polyagamma`).
 
     random_state : int, RandomState instance or None, default=None
         Seed of every random draw; predictions are deterministic given the fit.
@@ -758,7 +761,7 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         "max_iter": [IntegerInterval(1, None, closed="left")],
         "burn_in": [IntegerInterval(0, None, closed="left"), StrOptions({"auto"})],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [IntegerInterval(1, None, closed="left")],
+        "pg_terms": PG_TERMS_CONSTRAINT,
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],
@@ -809,6 +812,8 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
                 "input, one-hot encode the labels first."
             )
         check_non_negative(Y, whom)
+        with np.errstate(over="ignore"):  # an overflowing total is inf, refused
+            check_row_totals(Y.sum(axis=1), whom)
         warn_if_fractional(Y.ravel(), whom, name="y")
         return X, np.rint(Y)
 

@@ -219,7 +219,10 @@ class GibbsLDA(DirichletTopicModel):
     warm_start : bool, default=False
         Keep the chain after :meth:`fit` and, on the next call with the same
         ``X``, continue it for ``max_iter`` more sweeps instead of starting
-        anew (identical to one longer fit with the same ``random_state``).
+        anew: identical to one longer fit with the same ``random_state`` and
+        ``burn_in`` (the continuation keeps the first fit's ``burn_in_``; with
+        ``"auto"`` a fresh longer fit would resolve it from its own
+        ``max_iter``).
         Other data, or another value of a parameter other than ``max_iter``,
         ``n_jobs``, ``verbose`` and the inference settings, raises
         ``ValueError`` (set ``warm_start=False`` to start a new chain).

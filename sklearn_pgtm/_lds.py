@@ -23,6 +23,7 @@ from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ._base import (
     N_JOBS_CONSTRAINT,
+    PG_TERMS_CONSTRAINT,
     FittedParamsMixin,
     IntegerInterval,
     averaged_sweeps,
@@ -548,7 +549,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         fit time (2.25 vs 1.75 s, five data sets).
 
     pg_terms : int, default=8
-        Number of terms of the ``"truncated"`` and ``"pg1"`` samplers.
+        Number of terms of the ``"truncated"`` and ``"pg1"`` samplers, at most 100,000
+        (the bound of :func:`sklearn_pgtm.polyagamma.random_polyagamma`).
 
     state_noise_prior : float, default=1e-2
         Prior mean of the diagonal of the state noise covariance ``Q``
@@ -757,7 +759,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         "burn_in": [IntegerInterval(0, None, closed="left"), StrOptions({"auto"})],
         "n_samples": [IntegerInterval(1, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [IntegerInterval(1, None, closed="left")],
+        "pg_terms": PG_TERMS_CONSTRAINT,
         "state_noise_prior": [Interval(Real, _MIN_STATE_NOISE_PRIOR, _MAX_STATE_NOISE_PRIOR,
                                        closed="both")],
         "emission_prior_scale": [Interval(Real, *_SCALE_RANGE, closed="both")],

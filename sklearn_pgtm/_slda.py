@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_consistent_length, column_or_1d
 
 from ._base import (
     N_JOBS_CONSTRAINT,
+    PG_TERMS_CONSTRAINT,
     ChainTrace,
     GibbsRun,
     IntegerInterval,
@@ -434,12 +435,15 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         defaults_classifier_settings of ``benchmarks/RESULTS.md``).
 
     pg_terms : int, default=8
-        Number of terms of the ``"truncated"`` and ``"pg1"`` samplers.
+        Number of terms of the ``"truncated"`` and ``"pg1"`` samplers, at most 100,000
+        (the bound of :func:`sklearn_pgtm.polyagamma.random_polyagamma`).
 
     warm_start : bool, default=False
         Keep the chains after :meth:`fit` and, on the next call with the same
-        data, continue them for ``max_iter`` more sweeps (identical to one
-        longer fit with the same ``random_state``).
+        data, continue them for ``max_iter`` more sweeps: identical to one
+        longer fit with the same ``random_state`` and ``burn_in`` (the
+        continuation keeps the first fit's ``burn_in_``; with ``"auto"`` a
+        fresh longer fit would resolve it from its own ``max_iter``).
         Other data, or another value of a parameter other than ``max_iter``,
         ``n_jobs``, ``verbose`` and the inference settings, raises
         ``ValueError`` (set ``warm_start=False`` to start new chains).
@@ -566,7 +570,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         "prediction_topics": [StrOptions({"expected", "inferred"})],
         "split_merge": ["boolean"],
         "pg_method": [StrOptions(set(PG_METHODS))],
-        "pg_terms": [IntegerInterval(1, None, closed="left")],
+        "pg_terms": PG_TERMS_CONSTRAINT,
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,

@@ -44,13 +44,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ._base import is_integer_at_least
-from ._kernels._polyagamma import PG_METHODS, pg_draw_many
+from ._kernels._polyagamma import MAX_PG_TERMS, PG_METHODS, pg_draw_many
 from ._kernels._random import make_streams, seed_from
-
-# Most terms of the "truncated" and "pg1" methods: it bounds the cost of a
-# draw (3.5 ms with "truncated" at 10^5 terms); a larger number is a mistake,
-# not a finer series.
-_MAX_TERMS = 10**5
 
 __all__ = ["random_polyagamma", "pg_mean", "pg_var"]
 
@@ -210,8 +205,8 @@ def random_polyagamma(b=1.0, c=0.0, *, method="exact", n_terms=8, size=None,
     """
     if method not in PG_METHODS:
         raise ValueError(f"method must be one of {sorted(PG_METHODS)}; got {method!r}.")
-    if not is_integer_at_least(n_terms, 1) or n_terms > _MAX_TERMS:
-        raise ValueError(f"n_terms must be an integer in [1, {_MAX_TERMS}]; got {n_terms!r}.")
+    if not is_integer_at_least(n_terms, 1) or n_terms > MAX_PG_TERMS:
+        raise ValueError(f"n_terms must be an integer in [1, {MAX_PG_TERMS}]; got {n_terms!r}.")
     b, c = _check_parameters(b, c, "random_polyagamma")
     if size is None:
         shape = np.broadcast_shapes(b.shape, c.shape)

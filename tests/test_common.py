@@ -28,6 +28,7 @@ from sklearn_pgtm import (
     MultinomialGaussianProcess,
     MultinomialLDS,
 )
+from sklearn_pgtm.polyagamma import random_polyagamma
 
 # Small settings: a handful of sweeps is enough for the API checks.
 ESTIMATORS = [
@@ -149,6 +150,18 @@ def test_a_boolean_is_not_an_integer_parameter(estimator):
     for name in integers:
         with pytest.raises(InvalidParameterError, match=name):
             clone(estimator).set_params(**{name: True})._validate_params()
+
+
+@pytest.mark.parametrize("estimator", [e for e in ESTIMATORS if "pg_terms" in e.get_params()],
+                         ids=lambda est: type(est).__name__)
+def test_pg_terms_has_the_samplers_bound(estimator):
+    # Each term costs time linearly (10**6 terms: 24 s for a 3-sweep fit of 20
+    # documents); random_polyagamma refuses more than 10**5, so do the models.
+    clone(estimator).set_params(pg_terms=100_000)._validate_params()
+    with pytest.raises(InvalidParameterError, match="pg_terms"):
+        clone(estimator).set_params(pg_terms=100_001)._validate_params()
+    with pytest.raises(ValueError, match="n_terms"):
+        random_polyagamma(1.0, method="truncated", n_terms=100_001)
 
 
 def test_boolean_n_components_is_refused_before_fitting():

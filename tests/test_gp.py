@@ -553,6 +553,13 @@ def test_set_params_after_fit_leaves_the_fitted_model_unchanged(data, params):
         ({}, -np.ones((6, 3)), "Negative values"),
         ({}, np.zeros((6, 3)), "no positive count"),
         ({"max_iter": 5, "burn_in": 5}, np.ones((6, 3)), "burn_in=5 must be smaller"),
+        # A row total beyond float64's exact integers: it overflowed to inf and
+        # the fit failed on "Input y contains NaN" (or, with fixed
+        # hyperparameters, returned NaN traces and an infinite mean_).
+        ({}, np.vstack([[0.0, 1e308, 1e308], np.ones((5, 3))]), "a row has inf counts"),
+        ({"hyperparameters": "fixed"}, np.vstack([[0.0, 1e308, 1e308], np.ones((5, 3))]),
+         "a row has inf counts"),
+        ({}, np.vstack([[1e20, 0.0, 0.0], np.ones((5, 3))]), "a row has 1e\\+20 counts"),
     ],
 )
 def test_bad_input_raises_clear_errors(params, y, match):
