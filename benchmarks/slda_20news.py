@@ -29,14 +29,21 @@
   each fit's refit run again with 100 (the default), 300 and 1,000 weight
   draws: test accuracy and the predictions that change; and the refit's
   seconds on all 20 classes.
+- The refit's start (``--part refit-start``): the six binary pairs x two
+  seeds at the defaults with c = 25 (the default) and c = 1,024 (the value
+  a validation split chose for the 20-class multinomial model), each fit's
+  refit run from the posterior mode of the weights (the default since
+  2026-11-30) and from the fit's average weights (before): test accuracy,
+  test log-loss and how far the refitted weights sit below the mode in log
+  posterior.
 
-Apart from the last two parts, which rerun the refit's step of a kept
+Apart from the last three parts, which rerun the refit's step of a kept
 chain through private methods, only the package's public API is used.
 Timings are wall-clock on whatever machine runs it (the RESULTS.md figures:
 a 2-core machine, often shared).
 
 Usage: python benchmarks/slda_20news.py [--quick]
-       [--part {all,subsets,twenty,binary,prediction,refit-draws}]
+       [--part {all,subsets,twenty,binary,prediction,refit-draws,refit-start}]
        [--max-docs-per-class N] [--max-iter N] [--twenty-modes M [M]] [--twenty-iter N]
        [--twenty-fixed-c] [--twenty-seeds S [S ...]] [--twenty-alpha A]
 """
@@ -520,6 +527,93 @@ def refit_draws(quick=False, seeds=(0, 1, 2, 3, 4)):
             for d, _ in REFIT_DRAWS}
 
 
+def refit_start(quick=False, seeds=(0, 1), cs=(25.0, 1024.0)):
+    """The refit's chain started at the posterior mode of the weights
+    against the fit's average weights, on the same fits (binary pairs, K =
+    20, the defaults otherwise): test accuracy, test log-loss, and the gap
+    of the refitted weights' log posterior to the mode's (nats)."""
+    from unittest import mock
+
+    from defaults import PAIRS
+    from scipy.special import log_expit
+    from sklearn.metrics import log_loss
+
+    from sklearn_pgtm import GibbsSLDAClassifier, _slda
+
+    t_start = time.perf_counter()
+    pairs = PAIRS[:1] if quick else PAIRS
+    seeds = seeds[:1] if quick else seeds
+    sweeps = dict(max_iter=30, burn_in=15) if quick else {}
+    starts = {"mode": _slda._weights_mode, "average": lambda zbar, kappa, nu2, start: start}
+    rows, results = [], {(c, s): {"acc": [], "loss": [], "gap": []} for c in cs for s in starts}
+    for c in cs:
+        for pair in pairs:
+            X_train, y_train, X_test, y_test, _, _ = load(pair)
+            cells = {s: {"acc": [], "loss": [], "gap": []} for s in starts}
+            for seed in seeds:
+                clf, _ = fit_timed(GibbsSLDAClassifier(20, c=c, random_state=seed,
+                                                       warm_start=True, **sweeps),
+                                   X_train, y_train)
+                runs = _slda._model_runs(clf._run)
+                tokens = runs[0].chain.tokens
+                zbar = clf._prediction_frequencies(tokens.doc_ptr, tokens.word_ids)[0]
+                y = (runs[0].kappa > 0).astype(float)
+                has_tokens = runs[0].kappa != 0
+
+                def neg_log_post(eta):
+                    omega = zbar[has_tokens] @ eta
+                    yy = y[has_tokens]
+                    return (-(c * (yy * log_expit(omega) + (1 - yy) * log_expit(-omega))).sum()
+                            + eta @ eta / (2 * clf.prior_variance))
+
+                mode = _slda._weights_mode(zbar, runs[0].kappa, clf.prior_variance,
+                                           _slda._average_weights(runs)[0])
+                fitted = clf.coef_
+                for name, start_rule in starts.items():
+                    with mock.patch.object(_slda, "_weights_mode", start_rule):
+                        coef = clf._refit_weights(runs, _slda._average_weights(runs))
+                    clf.coef_ = coef
+                    try:
+                        proba = clf.predict_proba(X_test)
+                    finally:
+                        clf.coef_ = fitted
+                    predicted = clf.classes_[np.argmax(proba, axis=1)]
+                    for key, value in (("acc", float(np.mean(predicted == y_test))),
+                                       ("loss", float(log_loss(y_test, proba,
+                                                               labels=clf.classes_))),
+                                       ("gap", float(neg_log_post(coef[0])
+                                                     - neg_log_post(mode)))):
+                        cells[name][key].append(value)
+                        results[c, name][key].append(value)
+                print(c, pair, seed, {s: {k: v[-1] for k, v in d.items()}
+                                      for s, d in cells.items()}, flush=True)
+            rows.append([f"{c:g}", " vs ".join(pair)] + [
+                f"{np.mean(cells[s][k]):{fmt}}" for s in starts
+                for k, fmt in (("acc", ".4f"), ("loss", ".4f"), ("gap", ",.1f"))])
+        rows.append([f"{c:g}", "mean"] + [
+            f"{np.mean(results[c, s][k]):{fmt}}" for s in starts
+            for k, fmt in (("acc", ".4f"), ("loss", ".4f"), ("gap", ",.1f"))])
+    body = (
+        "Binary pairs (those of defaults.py): GibbsSLDAClassifier(20, c=c, random_state=seed) "
+        + ("with max_iter=30, burn_in=15 " if quick else "at its other defaults ")
+        + f"(seeds {', '.join(map(str, seeds))}), one fit per pair, seed and c; on each fit "
+        "the refit's weight chain (100 draws, the first 33 left out) is run from the "
+        "posterior mode of the weights given the prediction frequencies (the default) and "
+        "from the fit's average weights (before 2026-11-30), the same random streams. "
+        "Accuracy and log-loss on the test documents; gap: the refitted weights' negative "
+        "log posterior minus the mode's, in nats (a draw from the posterior sits about "
+        "K / 2 = 10 above it; the mean of draws far less), means over the seeds.\n\n"
+        + markdown_table(["c", "pair"] + [f"{s}: {k}" for s in starts
+                                          for k in ("accuracy", "log-loss", "gap")], rows)
+        + f"\n\nRun time {time.perf_counter() - t_start:.0f} s. {load_note()}")
+    print(body, flush=True)
+    write_section("slda_refit_start", "GibbsSLDAClassifier: where the refit's chain starts",
+                  body)
+    return {f"refit start c={c:g}: {s} accuracy / log-loss": (
+        round(float(np.mean(results[c, s]["acc"])), 4),
+        round(float(np.mean(results[c, s]["loss"])), 4)) for c in cs for s in starts}
+
+
 def twenty_refit_seconds():
     """Rows (mode, seconds of the refit per setting of REFIT_DRAWS) on all
     20 classes, K = 50, two threads, after a two-sweep chain."""
@@ -660,6 +754,8 @@ def main(quick=False, part="all", cap=None, max_iter=None, modes=("multinomial",
         summary.update(prediction(quick))
     if part in ("all", "refit-draws"):
         summary.update(refit_draws(quick))
+    if part in ("all", "refit-start"):
+        summary.update(refit_start(quick))
     return summary
 
 
@@ -667,7 +763,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--part", choices=["all", "subsets", "twenty", "binary",
-                                           "prediction", "refit-draws"], default="all")
+                                           "prediction", "refit-draws", "refit-start"],
+                        default="all")
     parser.add_argument("--max-docs-per-class", type=int, default=None,
                         help="subsets: at most this many training documents per class")
     parser.add_argument("--max-iter", type=int, default=None,

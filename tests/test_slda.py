@@ -25,6 +25,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import _geweke_helpers as helpers
 from _geweke_helpers import batch_means_se, chain_at, geweke_z, redraw_words
 from sklearn_pgtm import GibbsSLDAClassifier, _slda
+from sklearn_pgtm._base import to_tokens
 from sklearn_pgtm._chain import TopicChain
 from sklearn_pgtm._parallel import balanced_cuts
 from sklearn_pgtm._kernels._intrinsics import log_positive
@@ -1208,6 +1209,61 @@ def test_predict_proba_is_the_documented_function_of_the_scores(multi_class):
         expected = softmax(scores, axis=1)
     np.testing.assert_allclose(clf.predict_proba(X[:20]), expected, rtol=1e-10)
     np.testing.assert_allclose(clf.predict_log_proba(X[:20]), np.log(expected), rtol=1e-10)
+
+
+@pytest.mark.parametrize("c", [1.0, 25.0, 1024.0])
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_refit_start_is_the_posterior_mode_of_a_weighted_logistic_regression(c, n_classes):
+    # Oracle: scikit-learn's LogisticRegression without intercept minimizes
+    # |w|^2 / 2 + C sum_d s_d loss_d; with C = nu^2 and s_d = c it is the
+    # weights' negative log posterior times nu^2 (binary: one weight vector,
+    # more classes: the multinomial model's softmax). Empty documents count
+    # for nothing.
+    from sklearn.linear_model import LogisticRegression
+
+    rng, p, zbar, lengths = _fixed_frequencies(60, seed=3)
+    zbar = np.column_stack([zbar, rng.dirichlet([0.5, 0.5], 60)]) / 2.0
+    zbar[0] = 0.0
+    labels = np.where(rng.uniform(size=60) < p, 0, rng.randint(1, n_classes, 60))
+    has_tokens = (lengths > 0)[:, None]
+    nu2 = 0.5
+    if n_classes == 2:
+        kappa = np.where(has_tokens[:, 0], c * (labels - 0.5), 0.0)
+        start = np.zeros(4)
+    else:
+        kappa = np.where(has_tokens, c * (np.eye(n_classes)[labels] - 0.5), 0.0)
+        start = np.zeros((n_classes, 4))
+    mode = _slda._weights_mode(zbar, kappa, nu2, start)
+    oracle = LogisticRegression(C=nu2, fit_intercept=False, tol=1e-12, max_iter=100_000).fit(
+        zbar[1:], labels[1:], sample_weight=np.full(59, c))
+    expected = oracle.coef_[0] if n_classes == 2 else oracle.coef_
+    np.testing.assert_allclose(mode, expected, atol=1e-5 * max(1.0, np.abs(expected).max()))
+
+
+def test_refit_reaches_the_posterior_at_a_large_c():
+    # Two word halves, one per class: the frequencies that prediction sees
+    # separate the classes, and at c = 1,024 each Polya-Gamma update moves the
+    # weights little. Started at the fit's average weights, the 100 draws of
+    # the refit ended 5,794 nats of log posterior below the mode (coef_ 90.3 /
+    # -60.2 against 8.8 / -8.6; found by a new-user probe, 2026-11-30); from
+    # the mode they stay within the posterior's own spread (about K / 2 nats).
+    rng = np.random.RandomState(0)
+    y = rng.randint(2, size=100)
+    X = np.zeros((100, 20), dtype=int)
+    for d in range(100):
+        X[d, y[d] * 10:(y[d] + 1) * 10] = rng.multinomial(30, np.full(10, 0.1))
+    c = 1024.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = GibbsSLDAClassifier(2, c=c, max_iter=200, random_state=0).fit(X, y)
+    zbar = clf._prediction_frequencies(*to_tokens(sp.csr_matrix(X)))[0]
+
+    def neg_log_post(eta):
+        omega = zbar @ eta
+        return -(c * (y * log_expit(omega) + (1 - y) * log_expit(-omega))).sum() + eta @ eta / 2
+
+    mode = minimize(neg_log_post, np.zeros(2), method="BFGS").x
+    assert neg_log_post(clf.coef_[0]) - neg_log_post(mode) < 3.0
 
 
 def test_refit_weights_average_exactly_the_draws_after_their_burn_in():
