@@ -181,7 +181,10 @@ class EmpiricalBayesLDA(GibbsLDA):
         defaults_unseen of ``benchmarks/RESULTS.md``). With ``T = 1`` every
         document's proportion is 1 whatever ``alpha``: the corpus says
         nothing of it (``doc_topic_prior_`` only reflects the hyperprior),
-        and the convergence checks judge ``topic_word_prior`` alone.
+        and the convergence checks, :meth:`log_marginal_likelihood` and
+        :meth:`in_confidence_region` judge ``topic_word_prior`` alone; so
+        when no document has two tokens or more (a one-token document's
+        topic has probability ``1 / T`` whatever ``alpha``; the fit warns).
 
     sampler : {"augmentation", "hmc"}, default="augmentation"
         Update of ``h`` given the topics: ``"augmentation"`` is the augmented
@@ -670,6 +673,16 @@ class EmpiricalBayesLDA(GibbsLDA):
     # ------------------------------------------------------- the model's steps
     def _start_run(self, X, doc_ptr, word_ids, seed):
         n_topics = self.n_components
+        # alpha acts through documents of two or more tokens only: one
+        # token's topic has probability 1 / K whatever alpha (and with one
+        # topic every proportion is 1).
+        self._alpha_informed = n_topics > 1 and bool(np.diff(doc_ptr).max(initial=0) >= 2)
+        if n_topics > 1 and not self._alpha_informed:
+            _warn(f"{type(self).__name__}.fit: no document has two or more tokens, so the "
+                  "corpus says nothing of doc_topic_prior (a one-token document's topic has "
+                  "probability 1 / n_components whatever it is): doc_topic_prior_ only "
+                  "reflects the hyperprior, and log_marginal_likelihood and "
+                  "in_confidence_region judge topic_word_prior alone.", UserWarning)
         start = tuple(1.0 / n_topics if v is None else float(v)
                       for v in (self.doc_topic_prior, self.topic_word_prior))
         h_chains = []
@@ -799,10 +812,12 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     def _alpha_identified(self):
         """Whether the corpus informs alpha. With one topic every document's
-        proportion is 1 whatever alpha: its chains draw from the hyperprior
-        alone, drift and disagree by nature, and the checks of the chains
-        (burn-in extension, warnings) judge beta alone."""
-        return self.n_components > 1
+        proportion is 1 whatever alpha, and a one-token document's topic has
+        probability 1 / K whatever alpha: without a document of two tokens
+        or more its chains draw from the hyperprior alone, drift and
+        disagree by nature, the checks of the chains (burn-in extension,
+        warnings) judge beta alone, and so do the post-fit methods."""
+        return self._alpha_informed
 
     def _identified(self, name):
         """Whether the chains' checks judge the component ``name`` of ``h``
@@ -1073,9 +1088,14 @@ class EmpiricalBayesLDA(GibbsLDA):
         -------
         log_m : ndarray or float
             ``log nu_hat(h) - log prior(h)``; the maximum is at
-            ``(doc_topic_prior_, topic_word_prior_)``.
+            ``(doc_topic_prior_, topic_word_prior_)``. Where the corpus says
+            nothing of alpha (one topic, or no document of two tokens or
+            more) it is taken at ``doc_topic_prior_`` whatever
+            ``doc_topic_prior`` is: ``m(h)`` does not depend on it there.
         """
         h, shape = self._h_points(doc_topic_prior, topic_word_prior)
+        if not self._alpha_identified():  # m(h) does not depend on alpha: evaluate at its
+            h[:, :-1] = self.doc_topic_prior_  # estimate, where the density has draws
         out = self._density.log_ratio(h).reshape(shape)
         return float(out) if out.ndim == 0 else out
 
@@ -1116,7 +1136,10 @@ class EmpiricalBayesLDA(GibbsLDA):
         hyperparameter_covariance_`` and ``q = confidence_region_bound(level)``
         (``chi2_p`` when ``C`` comes from the batch means, wider when the
         spread between chains set it). A singular ``C`` (the fit warns) makes
-        the ellipsoid flat: points off its plane are outside.
+        the ellipsoid flat: points off its plane are outside. Where the corpus
+        says nothing of alpha (one topic, or no document of two tokens or
+        more) the region is unbounded in alpha: beta's interval alone decides
+        (user guide :ref:`eblda_estimate`).
 
         Parameters
         ----------
@@ -1135,8 +1158,13 @@ class EmpiricalBayesLDA(GibbsLDA):
         """
         h, shape = self._h_points(doc_topic_prior, topic_word_prior)
         h_hat = np.r_[np.atleast_1d(self.doc_topic_prior_), self.topic_word_prior_]
-        stat = self._pooled.distance(h - h_hat)
-        inside = (stat <= self.confidence_region_bound(level)).reshape(shape)
+        bound = self.confidence_region_bound(level)
+        region = self._pooled
+        if not self._alpha_identified():  # the region is unbounded in alpha
+            h, h_hat, region = h[:, -1:], h_hat[-1:], region.marginal(-1)
+            bound = region.bound(level)
+        stat = region.distance(h - h_hat)
+        inside = (stat <= bound).reshape(shape)
         return bool(inside) if inside.ndim == 0 else inside
 
 
@@ -1199,6 +1227,11 @@ class PooledCovariance:
         outside = (np.linalg.norm(off, axis=1)
                    > math.sqrt(RANK_RCOND) * np.linalg.norm(unit, axis=1))
         return np.where(outside, np.inf, stat)
+
+    def marginal(self, index):
+        """The same estimate's covariance of its component ``index`` alone."""
+        variance = self.covariance[index, index]
+        return PooledCovariance(np.array([[variance]]), self.ratio, self.dof, self.form)
 
     def rank(self):
         """Rank of ``C`` (singular values above ``RANK_RCOND`` of the largest)."""

@@ -420,15 +420,20 @@ def test_far_apart_components():
     and on beta, largest over smallest; one chain has nothing to compare."""
     from sklearn_pgtm._eblda import FAR_APART_FACTOR
 
+    def informed(model):  # as fit sets it on a corpus with documents of 2+ tokens
+        model._alpha_informed = True
+        return model
+
     near = np.array([[0.30, 0.20], [0.33, 0.21], [0.31, 0.19]])
-    assert EmpiricalBayesLDA(3)._far_apart_components(near) == []
+    assert informed(EmpiricalBayesLDA(3))._far_apart_components(near) == []
     far = near.copy()
     far[1, 0] = 0.30 * FAR_APART_FACTOR * 1.01
-    assert EmpiricalBayesLDA(3)._far_apart_components(far) == [
+    assert informed(EmpiricalBayesLDA(3))._far_apart_components(far) == [
         ("doc_topic_prior", 0.30, far[1, 0])]
     per_topic = np.array([[0.01, 0.5, 0.2], [0.05, 0.46, 0.2]])  # sums 0.51, 0.51
-    assert EmpiricalBayesLDA(2, symmetric_alpha=False)._far_apart_components(per_topic) == []
-    assert EmpiricalBayesLDA(3)._far_apart_components(near[:1]) == []
+    per_topic_model = informed(EmpiricalBayesLDA(2, symmetric_alpha=False))
+    assert per_topic_model._far_apart_components(per_topic) == []
+    assert informed(EmpiricalBayesLDA(3))._far_apart_components(near[:1]) == []
 
 
 def test_one_stuck_chain_warns():
@@ -587,8 +592,43 @@ def test_one_topic_judges_the_chains_of_beta_alone(symmetric_alpha):
     assert model.burn_in_ == model.burn_in
     beta = model.chain_estimates_[:, -1]
     assert beta.max() < 2 * beta.min()
-    # The checks still judge alpha from two topics on.
-    assert EmpiricalBayesLDA(2)._alpha_identified()
+    _assert_judges_beta_alone(model)
+
+
+def _assert_judges_beta_alone(model):
+    """The post-fit methods of a fit whose corpus says nothing of alpha: the
+    log marginal likelihood is flat in alpha (it differed by 40,130 nats
+    between alpha and 100 alpha, an estimate from draws that only followed
+    the hyperprior), the region unbounded in it, bounded in beta."""
+    alpha, beta = model.doc_topic_prior_, model.topic_word_prior_
+    assert not model._alpha_identified()
+    for factor in (0.01, 100.0):
+        assert (model.log_marginal_likelihood(factor * np.asarray(alpha), beta)
+                == model.log_marginal_likelihood(alpha, beta))
+        assert model.in_confidence_region(factor * np.asarray(alpha), beta)
+    assert model.log_marginal_likelihood(alpha, 100 * beta) < model.log_marginal_likelihood(
+        alpha, beta)
+    assert not model.in_confidence_region(alpha, 100 * beta)
+
+
+def test_one_token_documents_say_nothing_of_alpha():
+    # p(z_d | alpha) = 1 / K for a document of one token: as with one topic,
+    # alpha's chains followed the hyperprior (estimates 68 / 39 / 75 / 213),
+    # the burn-in was extended to 6,000 and the fit advised a longer one.
+    rng = np.random.RandomState(0)
+    X = np.eye(15, dtype=int)[rng.randint(15, size=300)]
+    with pytest.warns(UserWarning, match="no document has two or more tokens"):
+        model = EmpiricalBayesLDA(3, n_samples=100, burn_in=50, n_final_iter=4,
+                                  n_infer_iter=3, random_state=0).fit(X)
+    _assert_judges_beta_alone(model)
+    # One document of two tokens is enough to inform it.
+    X[0, (X[0].argmax() + 1) % 15] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)  # checked first
+        informed = EmpiricalBayesLDA(3, n_samples=100, burn_in=50, n_final_iter=4,
+                                     n_infer_iter=3, random_state=0).fit(X)
+    assert informed._alpha_identified()
 
 
 def test_singular_within_covariance_is_not_inverted_at_its_rounding():
