@@ -29,9 +29,10 @@
   each fit's refit run again with 100 (the default), 300 and 1,000 weight
   draws: test accuracy and the predictions that change; and the refit's
   seconds on all 20 classes.
-- The refit's start (``--part refit-start``): the six binary pairs x two
-  seeds at the defaults with c = 25 (the default) and c = 1,024 (the value
-  a validation split chose for the 20-class multinomial model), each fit's
+- The refit's start (``--part refit-start``): the six binary pairs (K =
+  20) and the package's religion messages (K = 10) x three seeds at the
+  defaults with c = 25 (the default) and c = 1,024 (the value a validation
+  split chose for the 20-class multinomial model), each fit's
   refit run from the posterior mode of the weights (the default since
   2026-11-30) and from the fit's average weights (before): test accuracy,
   test log-loss and how far the refitted weights sit below the mode in log
@@ -527,11 +528,12 @@ def refit_draws(quick=False, seeds=(0, 1, 2, 3, 4)):
             for d, _ in REFIT_DRAWS}
 
 
-def refit_start(quick=False, seeds=(0, 1), cs=(25.0, 1024.0)):
+def refit_start(quick=False, seeds=(0, 1, 2), cs=(25.0, 1024.0)):
     """The refit's chain started at the posterior mode of the weights
-    against the fit's average weights, on the same fits (binary pairs, K =
-    20, the defaults otherwise): test accuracy, test log-loss, and the gap
-    of the refitted weights' log posterior to the mode's (nats)."""
+    against the fit's average weights, on the same fits (binary pairs at K =
+    20 and the package's religion messages at K = 10, the defaults
+    otherwise): test accuracy, test log-loss, and the gap of the refitted
+    weights' log posterior to the mode's (nats)."""
     from unittest import mock
 
     from defaults import PAIRS
@@ -539,79 +541,96 @@ def refit_start(quick=False, seeds=(0, 1), cs=(25.0, 1024.0)):
     from sklearn.metrics import log_loss
 
     from sklearn_pgtm import GibbsSLDAClassifier, _slda
+    from sklearn_pgtm.datasets import load_religion_corpus
 
     t_start = time.perf_counter()
-    pairs = PAIRS[:1] if quick else PAIRS
+    tasks = [(" vs ".join(pair), 20, lambda pair=pair: load(pair)[:4])
+             for pair in (PAIRS[:1] if quick else PAIRS)]
+    religion = "religion messages (package data), K = 10"
+    tasks.append((religion, 10, lambda: load_religion_corpus(return_X_y=True)))
     seeds = seeds[:1] if quick else seeds
     sweeps = dict(max_iter=30, burn_in=15) if quick else {}
     starts = {"mode": _slda._weights_mode, "average": lambda zbar, kappa, nu2, start: start}
-    rows, results = [], {(c, s): {"acc": [], "loss": [], "gap": []} for c in cs for s in starts}
+    keys = (("acc", ".4f"), ("loss", ".4f"), ("gap", ",.1f"))
+    rows, pair_means = [], {(c, s): {k: [] for k, _ in keys} for c in cs for s in starts}
+
+    def row(c, name, cells):
+        return [f"{c:g}", name] + [f"{np.mean(cells[s][k]):{fmt}}" for s in starts
+                                   for k, fmt in keys]
+
     for c in cs:
-        for pair in pairs:
-            X_train, y_train, X_test, y_test, _, _ = load(pair)
-            cells = {s: {"acc": [], "loss": [], "gap": []} for s in starts}
+        for name, n_topics, load_task in tasks:
+            X_train, X_test, y_train, y_test = _split_order(load_task(), name == religion)
+            cells = {s: {k: [] for k, _ in keys} for s in starts}
             for seed in seeds:
-                clf, _ = fit_timed(GibbsSLDAClassifier(20, c=c, random_state=seed,
+                clf, _ = fit_timed(GibbsSLDAClassifier(n_topics, c=c, random_state=seed,
                                                        warm_start=True, **sweeps),
                                    X_train, y_train)
                 runs = _slda._model_runs(clf._run)
                 tokens = runs[0].chain.tokens
                 zbar = clf._prediction_frequencies(tokens.doc_ptr, tokens.word_ids)[0]
-                y = (runs[0].kappa > 0).astype(float)
-                has_tokens = runs[0].kappa != 0
+                kappa = runs[0].kappa
+                y, has_tokens = (kappa > 0).astype(float), kappa != 0
 
                 def neg_log_post(eta):
-                    omega = zbar[has_tokens] @ eta
-                    yy = y[has_tokens]
+                    omega, yy = zbar[has_tokens] @ eta, y[has_tokens]
                     return (-(c * (yy * log_expit(omega) + (1 - yy) * log_expit(-omega))).sum()
                             + eta @ eta / (2 * clf.prior_variance))
 
-                mode = _slda._weights_mode(zbar, runs[0].kappa, clf.prior_variance,
-                                           _slda._average_weights(runs)[0])
+                average = _slda._average_weights(runs)
+                mode = _slda._weights_mode(zbar, kappa, clf.prior_variance, average[0])
                 fitted = clf.coef_
-                for name, start_rule in starts.items():
+                for start, start_rule in starts.items():
                     with mock.patch.object(_slda, "_weights_mode", start_rule):
-                        coef = clf._refit_weights(runs, _slda._average_weights(runs))
-                    clf.coef_ = coef
+                        clf.coef_ = clf._refit_weights(runs, average)
                     try:
                         proba = clf.predict_proba(X_test)
+                        gap = float(neg_log_post(clf.coef_[0]) - neg_log_post(mode))
                     finally:
                         clf.coef_ = fitted
                     predicted = clf.classes_[np.argmax(proba, axis=1)]
                     for key, value in (("acc", float(np.mean(predicted == y_test))),
                                        ("loss", float(log_loss(y_test, proba,
                                                                labels=clf.classes_))),
-                                       ("gap", float(neg_log_post(coef[0])
-                                                     - neg_log_post(mode)))):
-                        cells[name][key].append(value)
-                        results[c, name][key].append(value)
-                print(c, pair, seed, {s: {k: v[-1] for k, v in d.items()}
+                                       ("gap", gap)):
+                        cells[start][key].append(value)
+                        if name != religion:
+                            pair_means[c, start][key].append(value)
+                print(c, name, seed, {s: {k: v[-1] for k, v in d.items()}
                                       for s, d in cells.items()}, flush=True)
-            rows.append([f"{c:g}", " vs ".join(pair)] + [
-                f"{np.mean(cells[s][k]):{fmt}}" for s in starts
-                for k, fmt in (("acc", ".4f"), ("loss", ".4f"), ("gap", ",.1f"))])
-        rows.append([f"{c:g}", "mean"] + [
-            f"{np.mean(results[c, s][k]):{fmt}}" for s in starts
-            for k, fmt in (("acc", ".4f"), ("loss", ".4f"), ("gap", ",.1f"))])
+            if name == religion:
+                rows.append(row(c, "mean of the pairs", {s: pair_means[c, s] for s in starts}))
+            rows.append(row(c, name, cells))
     body = (
-        "Binary pairs (those of defaults.py): GibbsSLDAClassifier(20, c=c, random_state=seed) "
+        "GibbsSLDAClassifier(K, c=c, random_state=seed) "
         + ("with max_iter=30, burn_in=15 " if quick else "at its other defaults ")
-        + f"(seeds {', '.join(map(str, seeds))}), one fit per pair, seed and c; on each fit "
-        "the refit's weight chain (100 draws, the first 33 left out) is run from the "
-        "posterior mode of the weights given the prediction frequencies (the default) and "
-        "from the fit's average weights (before 2026-11-30), the same random streams. "
-        "Accuracy and log-loss on the test documents; gap: the refitted weights' negative "
-        "log posterior minus the mode's, in nats (a draw from the posterior sits about "
-        "K / 2 = 10 above it; the mean of draws far less), means over the seeds.\n\n"
-        + markdown_table(["c", "pair"] + [f"{s}: {k}" for s in starts
+        + f"(seeds {', '.join(map(str, seeds))}) on the binary pairs of defaults.py "
+        "(K = 20) and on the package's religion messages (`load_religion_corpus`, its "
+        "train / test split, K = 10), one fit per task, seed and c; on each fit the refit's "
+        "weight chain (100 draws, the first 33 left out) is run from the posterior mode of "
+        "the weights given the prediction frequencies (the default) and from the fit's "
+        "average weights (before 2026-11-30), the same random streams. Accuracy and "
+        "log-loss on the test documents; gap: the refitted weights' negative log posterior "
+        "minus the mode's, in nats (a draw from the posterior sits about K / 2 above it, "
+        "the mean of draws far less); means over the seeds.\n\n"
+        + markdown_table(["c", "task"] + [f"{s}: {k}" for s in starts
                                           for k in ("accuracy", "log-loss", "gap")], rows)
         + f"\n\nRun time {time.perf_counter() - t_start:.0f} s. {load_note()}")
     print(body, flush=True)
     write_section("slda_refit_start", "GibbsSLDAClassifier: where the refit's chain starts",
                   body)
-    return {f"refit start c={c:g}: {s} accuracy / log-loss": (
-        round(float(np.mean(results[c, s]["acc"])), 4),
-        round(float(np.mean(results[c, s]["loss"])), 4)) for c in cs for s in starts}
+    return {f"refit start c={c:g}: {s} accuracy / log-loss (pairs)": (
+        round(float(np.mean(pair_means[c, s]["acc"])), 4),
+        round(float(np.mean(pair_means[c, s]["loss"])), 4)) for c in cs for s in starts}
+
+
+def _split_order(data, religion):
+    """(X_train, X_test, y_train, y_test) from ``load``'s first four
+    (X_train, y_train, X_test, y_test) or the religion loader's order."""
+    if religion:
+        return data
+    X_train, y_train, X_test, y_test = data
+    return X_train, X_test, y_train, y_test
 
 
 def twenty_refit_seconds():
