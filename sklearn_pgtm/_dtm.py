@@ -735,7 +735,10 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         y : array-like of shape (n_samples,), default=None
             The time labels given in second place, ``fit(X, times)``, as
             ``Pipeline.fit(docs, times)`` and cross-validation pass them;
-            the same as ``times``. Give one of the two.
+            the same as ``times``. Give one of the two. A pipeline passes its
+            ``y`` to every step: before a classifier this step would read the
+            class labels as time slices (and its ``fit_transform`` would see
+            them, ``transform`` not); fit it outside such a pipeline.
 
         times : array-like of shape (n_samples,), default=None
             Time label of each document: any mutually orderable values
