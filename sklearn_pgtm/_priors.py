@@ -246,7 +246,9 @@ class DirichletPriors:
     @property
     def n_estimated(self):
         """Number of estimated components of h (the p of the RB density)."""
-        n_alpha = (1 if self.symmetric_alpha else self.alpha.shape[0]) if self.estimate_alpha else 0
+        if not self.estimate_alpha:
+            return int(self.estimate_beta)
+        n_alpha = 1 if self.symmetric_alpha else self.alpha.shape[0]
         return n_alpha + int(self.estimate_beta)
 
     def conditionals(self, chain):

@@ -909,7 +909,9 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
 
 def _count(n, noun):
     """'1 quantity', '3 quantities'."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun[:-1]}ies" if noun.endswith("y") else f"{n} {noun}s"
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {noun[:-1]}ies" if noun.endswith("y") else f"{n} {noun}s"
 
 
 def _verdict(names, values, n_chains, n_iter, discarded, rhat_threshold, ess_threshold,
