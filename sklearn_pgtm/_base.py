@@ -576,7 +576,8 @@ def warn_if_trending(trace, whom, setting="max_iter", n_tokens=None, z_threshold
     _warn(
         f"{whom}: the training log-likelihood still rises over the second half of the "
         f"chain (trend z-score {z:.1f}); the chain may not have converged. Increase "
-        f"{setting}" + (" (or continue the fit with warm_start=True)." if can_continue else ".")
+        f"{setting}" + (" (or continue the chain: with warm_start=True a fit keeps it and the "
+                        "next fit on the same X continues it)." if can_continue else ".")
         + (f" {note}" if note else ""),
         ConvergenceWarning)
 

@@ -105,9 +105,10 @@ class GibbsLDA(DirichletTopicModel):
         ``benchmarks/defaults.py`` (sections defaults_peers and
         defaults_unseen of ``benchmarks/RESULTS.md``). To choose it, compare
         :func:`sklearn_pgtm.metrics.document_completion_perplexity` on
-        held-out documents (:meth:`score` infers each document's proportions
-        from the words it scores, which flatters a larger K) and topic
-        coherence (:func:`sklearn_pgtm.metrics.topic_coherence`).
+        held-out documents, or :meth:`score` (document completion too: the
+        proportions inferred from half of each document's tokens, the other
+        half scored; ``GridSearchCV`` over ``n_components`` uses it), and
+        topic coherence (:func:`sklearn_pgtm.metrics.topic_coherence`).
 
     doc_topic_prior : "auto" or float, default="auto"
         Symmetric Dirichlet prior ``alpha`` of the documents' topic

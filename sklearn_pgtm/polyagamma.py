@@ -37,7 +37,8 @@ finite ``c`` (``|c|`` up to the largest double) in bounded time; the
 approximate methods are redrawn while not positive. For tiny ``b`` most of the
 mass of PG(b, c) lies near ``b^2 / 4``, and draws underflow to 0 below
 ``b`` of about 1e-154; for huge ``|c|`` PG(b, c) is concentrated at its mean
-``b / (2 |c|)`` and the draws are that mean.
+``b / (2 |c|)`` and the draws are that mean (but those of "truncated", whose
+variance is too large).
 """
 
 import numpy as np
@@ -188,7 +189,8 @@ def random_polyagamma(b=1.0, c=0.0, *, method="exact", n_terms=8, size=None,
     proportional to ``b`` (about 40 ns per unit) up to ``b = 2^20`` and draws
     the shifted gamma above (Kolmogorov distance below 1e-8 there); for huge
     ``|c|`` (say 1e300) PG(b, c) is concentrated at its mean ``b / (2 |c|)``
-    and the draws equal it; for tiny ``b`` (say 1e-6) the draws lie near
+    and the draws equal it (but those of ``"truncated"``, 0.33-1.95 times
+    it: its variance is too large); for tiny ``b`` (say 1e-6) the draws lie near
     ``b^2 / 4`` and underflow to 0 below ``b`` of about 1e-154. NaN or
     infinite ``b`` or ``c`` raise a ``ValueError``.
 

@@ -168,12 +168,13 @@ def test_trend_warning_needs_a_material_rise():
         warn_if_trending(trace, "M", n_tokens=1_250)  # 0.008 per token: below 0.01
         warn_if_trending(-trace, "M", n_tokens=100)   # falling: never a warning
     # The advice names warm_start only for estimators that have it.
-    with pytest.warns(ConvergenceWarning, match=r"Increase max_iter \(or continue"):
+    with pytest.warns(ConvergenceWarning, match=r"Increase max_iter \(or continue the chain: "
+                      r"with warm_start=True a fit keeps it"):
         warn_if_trending(trace, "M")
     with pytest.warns(ConvergenceWarning, match=r"Increase n_final_iter\.$"):
         warn_if_trending(trace, "M", "n_final_iter", can_continue=False)
     # A model's note about its own rises ends the message.
-    with pytest.warns(ConvergenceWarning, match=r"warm_start=True\)\. Its own note\.$"):
+    with pytest.warns(ConvergenceWarning, match=r"continues it\)\. Its own note\.$"):
         warn_if_trending(trace, "M", note="Its own note.")
 
 
