@@ -25,6 +25,8 @@ measures. They use gensim's smoothing constant ``EPSILON`` and its conventions
 numbers can be compared with ``gensim.models.CoherenceModel``.
 """
 
+from numbers import Number
+
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
@@ -60,6 +62,40 @@ def find_topic_model(obj):
         "None of the steps of this Pipeline has a components_ attribute: it contains "
         "no fitted topic model."
     )
+
+
+def counts_of(X, head):
+    """``X`` as counts: through ``head`` (the steps of a Pipeline before its
+    topic model, or None) unless ``X`` already holds numbers.
+
+    Decided without copying ``X``: ``np.asarray`` of raw documents built a
+    fixed-width string array of n_documents x the longest document (434 MB
+    for 216,000 characters with one long document) and failed on token
+    lists of different lengths (a ``CountVectorizer(analyzer=callable)``).
+    """
+    if head is None or _holds_numbers(X):
+        return X
+    return head.transform(X)
+
+
+def _holds_numbers(X):
+    """Whether ``X`` holds counts rather than documents: a sparse matrix, a
+    numeric array, Series or DataFrame, or a sequence whose first entry is a
+    number or a sequence of numbers."""
+    if sp.issparse(X):
+        return True
+    dtypes = getattr(X, "dtypes", None)  # DataFrame (a Series' dtypes is its dtype)
+    if dtypes is not None and not hasattr(X, "dtype"):
+        return all(getattr(d, "kind", "O") in "biuf" for d in dtypes)
+    dtype = getattr(X, "dtype", None)
+    if dtype is not None and dtype.kind != "O":
+        return dtype.kind in "biuf"
+    first = next(iter(X), None)
+    if first is None or isinstance(first, (str, bytes)):
+        return False
+    if isinstance(first, (Number, np.number, np.bool_)):
+        return True
+    return isinstance(next(iter(first), None), (Number, np.number, np.bool_))
 
 
 def topic_word_matrix(obj):

@@ -900,7 +900,8 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
     values = tuple(np.array(column, dtype=np.float64) for column in zip(*rows)) if rows else (
         tuple(np.zeros(0) for _ in range(5)))
     agree, message = _verdict(names, values, n_chains, n_iter, discarded, rhat_threshold,
-                              ess_threshold, alignment_distance, notes)
+                              ess_threshold, alignment_distance, notes,
+                              _length_setting(models[0]))
     return ChainSummary(names, *values, agree=agree, message=message, n_chains=n_chains,
                         n_draws=n_iter - discarded, burn_in=discarded,
                         alignment_distance=alignment_distance, rhat_threshold=rhat_threshold,
@@ -914,8 +915,18 @@ def _count(n, noun):
     return f"{n} {noun[:-1]}ies" if noun.endswith("y") else f"{n} {noun}s"
 
 
+def _length_setting(model):
+    """The parameter that lengthens ``model``'s chain, for the verdict's
+    advice: ``max_iter``, or EmpiricalBayesLDA's ``burn_in`` and
+    ``n_samples`` (it has no ``max_iter``)."""
+    params = model.get_params() if hasattr(model, "get_params") else {}
+    if "max_iter" in params or "n_samples" not in params:
+        return "max_iter"
+    return "burn_in and n_samples"
+
+
 def _verdict(names, values, n_chains, n_iter, discarded, rhat_threshold, ess_threshold,
-             alignment_distance, notes):
+             alignment_distance, notes, length_setting="max_iter"):
     r_hat, bulk, tail = values[0], values[1], values[2]
     ess = np.minimum(bulk, tail)
     bad_rhat = np.flatnonzero(~(r_hat < rhat_threshold))
@@ -938,8 +949,8 @@ def _verdict(names, values, n_chains, n_iter, discarded, rhat_threshold, ess_thr
                 f"R-hat >= {rhat_threshold:g} for {bad_rhat.size} of "
                 f"{_count(len(names), 'quantity')} "
                 f"(worst: {names[worst]}, R-hat {r_hat[worst]:.3f}): the chains have not "
-                "reached the same distribution. Run longer (larger max_iter) and look at the "
-                "traces."
+                f"reached the same distribution. Run longer (larger {length_setting}) and look "
+                "at the traces."
             )
         if bad_ess.size:
             worst = bad_ess[np.argmin(ess[bad_ess])]

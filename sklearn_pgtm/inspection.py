@@ -14,7 +14,6 @@ words. User Guide: :ref:`inspection`.
 """
 
 import numpy as np
-import scipy.sparse as sp
 
 from . import _coherence
 from ._base import check_feature_names, is_integer_at_least
@@ -351,8 +350,7 @@ def topic_summary(estimator, X=None, feature_names=None, *, n_words=10, measure=
 
     prevalence = coherence = None
     if X is not None:
-        if head is not None and not sp.issparse(X) and np.asarray(X).dtype.kind not in "biuf":
-            X = head.transform(X)
+        X = _coherence.counts_of(X, head)
         counts = X
         if hasattr(model, "transform") or measure is not None:
             # Validated (and fractional input warned about) once for both uses.

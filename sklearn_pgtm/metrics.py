@@ -447,9 +447,7 @@ def topic_coherence(estimator_or_components, X, *, measure="npmi", top_n=10, tex
         raise ValueError("Pass the reference corpus: X (document-term counts) and/or texts "
                          "(token-id sequences).")
     if X is not None:
-        if head is not None and not sp.issparse(X) and np.asarray(X).dtype.kind not in "biuf":
-            X = head.transform(X)
-        X = _as_count_csr(X, "topic_coherence")
+        X = _as_count_csr(_coherence.counts_of(X, head), "topic_coherence")
         if X.shape[0] == 0:
             raise ValueError("topic_coherence: the reference corpus X has no document.")
         if X.shape[1] != n_features:

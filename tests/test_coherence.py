@@ -293,6 +293,28 @@ def test_accepts_estimators_pipelines_and_raw_documents():
     pipe.fit(docs)
     np.testing.assert_allclose(topic_coherence(pipe, docs, top_n=3), direct)
     np.testing.assert_allclose(topic_coherence(pipe, X, top_n=3), direct)
+    # Counts in any container pass through as counts; raw documents of other
+    # kinds go through the pipeline's first steps.
+    for counts in (X.toarray(), X.toarray().tolist(), pd_frame(X.toarray())):
+        np.testing.assert_allclose(topic_coherence(pipe, counts, top_n=3), direct)
+    np.testing.assert_allclose(topic_coherence(pipe, pd_series(docs), top_n=3), direct)
+    # Token lists of different lengths (a vectorizer with a callable
+    # analyzer): np.asarray of them raised numpy's "inhomogeneous shape".
+    tokens = [doc.split() for doc in docs]
+    by_tokens = Pipeline([("counts", CountVectorizer(analyzer=lambda d: d)),
+                          ("lda", LatentDirichletAllocation(n_components=2, random_state=0))])
+    by_tokens.fit(tokens)
+    np.testing.assert_allclose(topic_coherence(by_tokens, tokens, top_n=3),
+                               topic_coherence(by_tokens, by_tokens[0].transform(tokens),
+                                               top_n=3))
+
+
+def pd_frame(values):
+    return pytest.importorskip("pandas").DataFrame(values)
+
+
+def pd_series(values):
+    return pytest.importorskip("pandas").Series(values)
 
 
 def test_sklearn_pgtm_estimator():

@@ -1,6 +1,7 @@
 """R-hat and ESS on known cases and against ArviZ; run_chains and summary on
 a fake topic-model chain that follows the trace contract of the estimators."""
 
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -284,7 +285,7 @@ def test_too_short_run_is_flagged():
     result = summary(short)
     assert not result.agree
     assert "do NOT agree" in result.message
-    assert "Run longer" in result.message
+    assert "Run longer (larger max_iter)" in result.message
     assert result.rhat[0] > 1.05
     long = run_chains(FakeTopicChain(max_iter=3000, relax=40.0), X_FAKE, random_state=0)
     assert summary(long).agree
@@ -398,6 +399,22 @@ def test_chains_of_default_length_agree_on_lda_corpus(name):
         short = run_chains(cls(n_components=10, max_iter=8), X, y if supervised else None,
                            random_state=0)
         assert not summary(short).agree
+
+
+def test_advice_names_the_length_parameters_the_estimator_has():
+    # EmpiricalBayesLDA has no max_iter: its chains lengthen with burn_in and
+    # n_samples (the verdict said "larger max_iter").
+    from sklearn_pgtm import EmpiricalBayesLDA
+
+    X, _ = lda_corpus()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        short = run_chains(EmpiricalBayesLDA(3, burn_in=6, n_samples=16, n_final_iter=4),
+                           X[:60], random_state=0)
+    result = summary(short)
+    assert not result.agree
+    assert "larger burn_in and n_samples" in result.message
+    assert "max_iter" not in result.message
 
 
 def test_hellinger_distance_of_the_topic_alignment_is_its_definition():
