@@ -855,10 +855,10 @@ def test_convergence_warning_says_what_the_model_knows_of_its_rises():
     from sklearn.exceptions import ConvergenceWarning
 
     X, _, _ = correlated_corpus(seed=0)
-    with pytest.warns(ConvergenceWarning, match=r"warm_start=True\)\. For this model part "
+    with pytest.warns(ConvergenceWarning, match=r"continues it\)\. For this model part "
                                                 r"of the rise can be the covariance's"):
         CorrelatedTopicModel(6, max_iter=40, burn_in=20, random_state=0).fit(X)
-    with pytest.warns(ConvergenceWarning, match=r"warm_start=True\)\.$"):
+    with pytest.warns(ConvergenceWarning, match=r"continues it\)\.$"):
         GibbsLDA(6, max_iter=40, burn_in=20, random_state=0).fit(X)
 
 
