@@ -90,6 +90,8 @@ def _holds_numbers(X):
     dtype = getattr(X, "dtype", None)
     if dtype is not None and dtype.kind != "O":
         return dtype.kind in "biuf"
+    if iter(X) is X:  # a generator of documents: reading one would consume it
+        return False
     first = next(iter(X), None)
     if first is None or isinstance(first, (str, bytes)):
         return False

@@ -298,6 +298,7 @@ def test_accepts_estimators_pipelines_and_raw_documents():
     for counts in (X.toarray(), X.toarray().tolist(), pd_frame(X.toarray())):
         np.testing.assert_allclose(topic_coherence(pipe, counts, top_n=3), direct)
     np.testing.assert_allclose(topic_coherence(pipe, pd_series(docs), top_n=3), direct)
+    np.testing.assert_allclose(topic_coherence(pipe, iter(docs), top_n=3), direct)
     # Token lists of different lengths (a vectorizer with a callable
     # analyzer): np.asarray of them raised numpy's "inhomogeneous shape".
     tokens = [doc.split() for doc in docs]
