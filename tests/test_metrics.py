@@ -74,6 +74,23 @@ def test_heldout_perplexity_matches_loop_reference():
     assert np.isclose(heldout_perplexity(theta * 3.0, phi * 2.0, X), expected)
 
 
+def test_heldout_perplexity_gathers_in_chunks_with_the_same_result(monkeypatch):
+    # The nonzeros' proportions and topic weights are gathered a bounded
+    # number of entries at a time (at once they took nnz x K x 16 bytes):
+    # chunks of one nonzero, of a few and all at once give one value.
+    from sklearn_pgtm import metrics
+
+    rng = np.random.RandomState(1)
+    theta = rng.dirichlet(np.ones(4), size=30)
+    phi = rng.dirichlet(np.ones(50), size=4)
+    X = rng.poisson(0.3, size=(30, 50))
+    values = []
+    for entries in (1, 4 * 7, 2**21):
+        monkeypatch.setattr(metrics, "_GATHER_ENTRIES", entries)
+        values.append(heldout_perplexity(theta, phi, X))
+    assert values[0] == values[1] == values[2]
+
+
 class _Fixed(BaseEstimator):
     """A 'fitted' model with known topics and a transform that ignores X."""
 
