@@ -148,44 +148,42 @@ def _weights_mode(zbar, kappa, prior_variance, start):
     weights, 100 draws at c = 1,024 ended thousands of nats of log
     posterior below the mode (user guide :ref:`slda_refit`).
     """
-    weight = 2.0 * np.abs(kappa).max(axis=-1) if kappa.ndim == 2 else 2.0 * np.abs(kappa)
+    multinomial = kappa.ndim == 2
+    weight = 2.0 * np.abs(kappa).max(axis=-1) if multinomial else 2.0 * np.abs(kappa)
     shape = start.shape
 
-    def binary(eta):
-        omega = zbar @ eta
+    def scores(eta):
+        return zbar @ eta.T if multinomial else zbar @ eta
+
+    def log_likelihood(omega):
+        """Its value and its gradient with respect to ``eta``."""
+        if multinomial:
+            target = kappa + 0.5 * weight[:, None]
+            value = np.sum(target * omega) - weight @ logsumexp(omega, axis=1)
+            return value, (target - weight[:, None] * softmax(omega, axis=1)).T @ zbar
         tail = np.abs(omega)
         value = kappa @ omega - weight @ (0.5 * tail + np.log1p(np.exp(-tail)))
-        return value, zbar.T @ (kappa - 0.5 * weight * np.tanh(0.5 * omega)), omega
+        return value, zbar.T @ (kappa - 0.5 * weight * np.tanh(0.5 * omega))
 
-    def binary_curvature(omega, v):
+    def curvature(omega, v):
+        """Minus its Hessian times ``v``."""
+        if multinomial:
+            p, u = softmax(omega, axis=1), zbar @ v.T
+            return (weight[:, None] * p * (u - np.sum(p * u, axis=1, keepdims=True))).T @ zbar
         slope = expit(omega)
         return zbar.T @ (weight * slope * (1.0 - slope) * (zbar @ v))
 
-    def classes(eta):
-        omega = zbar @ eta.T
-        target = kappa + 0.5 * weight[:, None]
-        value = np.sum(target * omega) - weight @ logsumexp(omega, axis=1)
-        return value, (target - weight[:, None] * softmax(omega, axis=1)).T @ zbar, omega
-
-    def classes_curvature(omega, v):
-        p, u = softmax(omega, axis=1), zbar @ v.T
-        return (weight[:, None] * p * (u - np.sum(p * u, axis=1, keepdims=True))).T @ zbar
-
-    log_posterior, curvature = (classes, classes_curvature) if kappa.ndim == 2 else (
-        binary, binary_curvature)
-
     def objective(x):
         eta = x.reshape(shape)
-        value, gradient, _ = log_posterior(eta)
-        return (-value + eta.ravel() @ eta.ravel() / (2.0 * prior_variance),
+        value, gradient = log_likelihood(scores(eta))
+        return (-value + x @ x / (2.0 * prior_variance),
                 (-gradient + eta / prior_variance).ravel())
 
     def hessian_product(x, v):
-        _, _, omega = log_posterior(x.reshape(shape))
-        v = v.reshape(shape)
-        return (curvature(omega, v) + v / prior_variance).ravel()
+        eta, v = x.reshape(shape), v.reshape(shape)
+        return (curvature(scores(eta), v) + v / prior_variance).ravel()
 
-    with np.errstate(over="ignore"):  # exp(-|omega|) underflows harmlessly
+    with np.errstate(over="ignore"):  # the line search's longest trial steps
         result = minimize(objective, start.ravel(), jac=True, hessp=hessian_product,
                           method="Newton-CG")
     mode = result.x.reshape(shape)
