@@ -39,7 +39,9 @@ print(f"{X.shape[0]} documents, {X.shape[1]} words, {X.sum()} tokens")
 # sampler, which is fast for long documents (see :ref:`polyagamma`). A short
 # chain keeps the proportions of the default one: ``burn_in="auto"`` takes
 # three fifths of ``max_iter`` (90 of these 150 sweeps), the first third of
-# them a plain LDA warm-up.
+# them a plain LDA warm-up. Chains this short still climb, and ``fit`` says
+# so with a ConvergenceWarning (kept short for the gallery's build time; the
+# default is 1,250 sweeps).
 n_topics = 16
 ctm = CorrelatedTopicModel(n_topics, pg_method="gaussian", max_iter=150, random_state=0).fit(X)
 top_words = [

@@ -74,7 +74,9 @@ plt.show()
 # says how sure the prediction is; ``predict_proba`` gives the point value.
 # ``prediction_topics="inferred"``: the weights score the topic frequencies
 # that Gibbs inference gives, as the draws are (the default scores each
-# token's expected topic, without sampling).
+# token's expected topic, without sampling). The 100 sweeps keep the
+# gallery's build short; ``fit`` warns that the chain still climbs (the
+# default is 1,000).
 clf = GibbsSLDAClassifier(n_components=8, c=25.0, max_iter=100, prediction_topics="inferred",
                           random_state=0)
 clf.fit(corpus.X_train, corpus.y_train)
