@@ -119,6 +119,11 @@ _CALIBRATION_SWEEPS = 12
 # true probabilities).
 INFER_BURN_IN_DIVISOR = 2
 
+# Kept draws whose predictive probabilities predict_next_proba holds at once
+# before mixing them (each the size of the output): a fixed number, so that
+# the order of the mixture's sums, hence the result, does not depend on n_jobs.
+_PROBA_DRAW_CHUNK = 2
+
 
 # ------------------------------------------------------------------ data
 
@@ -251,6 +256,34 @@ class _KeptDraws:
     @property
     def n_draws(self):
         return self.A.shape[0]
+
+
+class _DrawMixture:
+    """Per-row probabilities mixed over the kept draws, each draw weighed by
+    its predictive likelihood of the earlier rows of the row's sequence,
+    folded in one draw at a time (a running log-sum-exp per row), so that
+    the draws' probabilities need not be held together."""
+
+    def __init__(self, seq_ptr, n_rows, n_features):
+        self.seq_ptr = seq_ptr
+        self.total = np.zeros((n_rows, n_features))
+        self.weight = np.zeros(n_rows)
+        self.scale = np.full(n_rows, -np.inf)  # log of the weights' common factor
+
+    def add(self, log_pred, proba):
+        """Fold in one draw: its per-row log predictive and probabilities."""
+        before = np.zeros_like(log_pred)
+        for a, b in zip(self.seq_ptr[:-1], self.seq_ptr[1:]):
+            before[a + 1:b] = np.cumsum(log_pred[a:b - 1])
+        scale = np.maximum(self.scale, before)
+        old, new = np.exp(self.scale - scale), np.exp(before - scale)
+        self.total *= old[:, None]
+        self.total += new[:, None] * proba
+        self.weight = self.weight * old + new
+        self.scale = scale
+
+    def mean(self):
+        return self.total / self.weight[:, None]
 
 
 # ---------------------------------------------------------------- priors
@@ -1069,9 +1102,11 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         """Run a particle filter for every (kept draw, sequence) pair.
 
         Returns the per-row log predictive of each kept draw (n_draws,
-        n_rows), the per-row predictive probabilities (stick order) of each
-        draw when ``proba``, each draw's final particle cloud on the last
-        sequence (n_draws, n_particles, L) and the data.
+        n_rows), when ``proba`` the per-row predictive probabilities (stick
+        order) mixed over the draws, each weighed by its likelihood of the
+        earlier rows of its sequence (:class:`_DrawMixture`), each draw's
+        final particle cloud on the last sequence (n_draws, n_particles, L)
+        and the data.
         """
         check_is_fitted(self)
         X, seq_ptr = self._validate(X, lengths, reset=False, whom=whom)
@@ -1081,10 +1116,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         data = self._stick_data(X, seq_ptr)
         n_draws = self._draws.n_draws
         n_seq = data.n_sequences
-        n_units = n_draws * n_seq
-        states = make_streams([self._infer_seed, seed_offset], n_units)
+        states = make_streams([self._infer_seed, seed_offset], n_draws * n_seq)
         log_pred = np.zeros((n_draws, data.n_rows))
-        probas = np.zeros((n_draws, data.n_rows, self.n_features_in_)) if proba else None
         # n_particles is read at each call; the state width is the fit's. Only
         # the last sequence's final clouds are kept (forecast continues them);
         # the other units filter in a scratch cloud of their thread (a cloud
@@ -1092,6 +1125,10 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         # 1,000 one-row sequences).
         cloud_shape = (self.n_particles, self._n_states())
         last_clouds = np.zeros((n_draws,) + cloud_shape)
+        # The draws' probabilities are mixed _PROBA_DRAW_CHUNK draws at a time
+        # (all at once they took n_draws times the output).
+        mixture = _DrawMixture(seq_ptr, data.n_rows, self.n_features_in_) if proba else None
+        chunk = _PROBA_DRAW_CHUNK if proba else n_draws
         S = self._draws
         chols = [np.linalg.cholesky(q) for q in S.Q]
         # Mean and Cholesky factor of a scored sequence's first state under
@@ -1102,36 +1139,34 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             starts = [(self.initial_state_mean_,
                        np.linalg.cholesky(self.initial_state_covariance_))] * n_draws
 
-        def run(lo, hi):
-            scratch = np.empty(cloud_shape)
-            for unit in range(lo, hi):
-                s, j = divmod(unit, n_seq)
-                a, b = int(seq_ptr[j]), int(seq_ptr[j + 1])
-                start_mean, start_chol = starts[s]
-                cloud = last_clouds[s] if j == n_seq - 1 else scratch
-                if proba:
-                    particle_predictive_proba(
-                        data.stick_ptr, data.totals, data.kappa, data.row_log_coef, a, b,
-                        start_mean, start_chol, S.A[s], chols[s], S.C[s], S.mu[s],
-                        states[unit], cloud, log_pred[s, a:b], probas[s, a:b])
-                else:
-                    particle_log_predictive(
-                        data.stick_ptr, data.totals, data.kappa, data.row_log_coef, a, b,
-                        start_mean, start_chol, S.A[s], chols[s], S.C[s], S.mu[s],
-                        states[unit], cloud, log_pred[s, a:b])
+        for first in range(0, n_draws, chunk):
+            n_chunk = min(chunk, n_draws - first)
+            probas = np.zeros((n_chunk, data.n_rows, self.n_features_in_)) if proba else None
 
-        map_ranges(run, balanced_cuts(np.arange(n_units + 1), self._threads(n_units)))
-        return log_pred, probas, last_clouds, data
+            def run(lo, hi):
+                scratch = np.empty(cloud_shape)
+                for unit in range(first * n_seq + lo, first * n_seq + hi):
+                    s, j = divmod(unit, n_seq)
+                    a, b = int(seq_ptr[j]), int(seq_ptr[j + 1])
+                    start_mean, start_chol = starts[s]
+                    cloud = last_clouds[s] if j == n_seq - 1 else scratch
+                    if proba:
+                        particle_predictive_proba(
+                            data.stick_ptr, data.totals, data.kappa, data.row_log_coef, a, b,
+                            start_mean, start_chol, S.A[s], chols[s], S.C[s], S.mu[s],
+                            states[unit], cloud, log_pred[s, a:b], probas[s - first, a:b])
+                    else:
+                        particle_log_predictive(
+                            data.stick_ptr, data.totals, data.kappa, data.row_log_coef, a, b,
+                            start_mean, start_chol, S.A[s], chols[s], S.C[s], S.mu[s],
+                            states[unit], cloud, log_pred[s, a:b])
 
-    @staticmethod
-    def _draw_weights(log_pred, seq_ptr):
-        """Weight of each kept draw before each row: its predictive likelihood
-        of the earlier rows of the sequence (normalized over draws)."""
-        before = np.zeros_like(log_pred)
-        for j in range(seq_ptr.shape[0] - 1):
-            a, b = seq_ptr[j], seq_ptr[j + 1]
-            before[:, a + 1:b] = np.cumsum(log_pred[:, a:b - 1], axis=1)
-        return np.exp(before - logsumexp(before, axis=0, keepdims=True))
+            n_units = n_chunk * n_seq
+            map_ranges(run, balanced_cuts(np.arange(n_units + 1), self._threads(n_units)))
+            if proba:
+                for s in range(first, first + n_chunk):
+                    mixture.add(log_pred[s], probas[s - first])
+        return log_pred, mixture, last_clouds, data
 
     def score(self, X, y=None, *, lengths=None, continue_training=False):
         """Predictive log-likelihood per count of sequences.
@@ -1207,10 +1242,9 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             Rows sum to 1; columns in the order of X.
         """
         whom = f"{type(self).__name__}.predict_next_proba"
-        log_pred, probas, _, data = self._particle_filter(
+        _, mixture, _, _ = self._particle_filter(
             X, lengths, continue_training, whom, proba=True, seed_offset=2)
-        weights = self._draw_weights(log_pred, data.seq_ptr)
-        return self._to_columns(np.einsum("sr,srv->rv", weights, probas))
+        return self._to_columns(mixture.mean())
 
     def forecast(self, n_steps, X=None, *, lengths=None, continue_training=False):
         """Category probabilities of the next ``n_steps`` rows.

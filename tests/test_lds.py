@@ -31,7 +31,15 @@ from sklearn_pgtm._kernels._lds import (
 from sklearn_pgtm._kernels._polyagamma import PG_METHODS, pg_mean, pg_var
 from sklearn_pgtm._kernels._random import make_streams
 from sklearn_pgtm._kernels._stick_breaking import stick_breaking, stick_counts
-from sklearn_pgtm._lds import _GibbsChain, _KeptDraws, _Prior, _Sequences, _draw_dynamics
+from sklearn_pgtm import _lds
+from sklearn_pgtm._lds import (
+    _DrawMixture,
+    _GibbsChain,
+    _KeptDraws,
+    _Prior,
+    _Sequences,
+    _draw_dynamics,
+)
 from sklearn_pgtm.datasets import load_wonderland
 from sklearn_pgtm.datasets._wonderland import TEXT_SHA256, tokenize
 
@@ -310,6 +318,41 @@ def test_forecast_noise_has_the_state_noise_covariance():
     # Entry-wise standard error of a sample covariance: sqrt((q_ii q_jj + q_ij^2) / n).
     se = np.sqrt((np.outer(np.diag(Q), np.diag(Q)) + Q ** 2) / particles.shape[0])
     assert np.all(np.abs(np.cov(particles.T) - Q) < 4.5 * se), np.cov(particles.T)
+
+
+def test_draw_mixture_weighs_each_draw_by_its_likelihood_of_the_earlier_rows():
+    # Oracle: sum_s w_st p_st with w_st proportional to exp(sum of draw s's log
+    # predictive over the earlier rows of row t's sequence), normalized over
+    # the draws; the mixture folds the draws in one at a time.
+    rng = np.random.default_rng(0)
+    seq_ptr = np.array([0, 4, 5, 9])
+    log_pred = rng.normal(-3.0, 2.0, size=(6, 9)) * np.array([1, 1, 1, 1, 1, 50, 1, 1, 1])
+    probas = rng.dirichlet(np.ones(7), size=(6, 9))
+    before = np.zeros_like(log_pred)
+    for a, b in zip(seq_ptr[:-1], seq_ptr[1:]):
+        before[:, a + 1:b] = np.cumsum(log_pred[:, a:b - 1], axis=1)
+    weights = np.exp(before - before.max(axis=0))
+    expected = np.einsum("sr,srv->rv", weights / weights.sum(axis=0), probas)
+    mixture = _DrawMixture(seq_ptr, 9, 7)
+    for s in range(6):
+        mixture.add(log_pred[s], probas[s])
+    np.testing.assert_allclose(mixture.mean(), expected, rtol=1e-12)
+
+
+def test_next_row_probabilities_do_not_depend_on_how_many_draws_are_held(monkeypatch):
+    # predict_next_proba holds _PROBA_DRAW_CHUNK draws' probabilities at once
+    # (all of them took n_draws times the output: 185 MB for 8 MB of
+    # probabilities); the draws are folded in the same order whatever the chunk.
+    rng = np.random.default_rng(1)
+    X = np.eye(6, dtype=int)[rng.integers(6, size=80)]
+    lds = MultinomialLDS(2, max_iter=12, n_samples=5, n_particles=30, random_state=0)
+    lds.fit(X[:50])
+    results = []
+    for chunk in (1, 2, 5):
+        monkeypatch.setattr(_lds, "_PROBA_DRAW_CHUNK", chunk)
+        results.append(lds.predict_next_proba(X[50:], lengths=[10, 5, 15]))
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], results[2])
 
 
 def test_particle_filter_predicts_the_first_row_from_the_start_distribution():
