@@ -119,7 +119,7 @@ _CALIBRATION_SWEEPS = 12
 # true probabilities).
 INFER_BURN_IN_DIVISOR = 2
 
-# Kept draws whose predictive probabilities predict_next_proba holds at once
+# Kept draws whose probabilities predict_next_proba and forecast hold at once
 # before mixing them (each the size of the output): a fixed number, so that
 # the order of the mixture's sums, hence the result, does not depend on n_jobs.
 _PROBA_DRAW_CHUNK = 2
@@ -1307,22 +1307,31 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             weights = np.exp(per_draw - logsumexp(per_draw))
         clouds = np.ascontiguousarray(clouds)
         states = make_streams([self._infer_seed, 4], n_draws)
-        out = np.zeros((n_draws, n_steps, self.n_features_in_))
+        mixed = np.zeros((n_steps, self.n_features_in_))
+        finite = np.ones((n_draws, n_steps), dtype=bool)
+        # The draws' forecasts mixed _PROBA_DRAW_CHUNK at a time, as in
+        # predict_next_proba (all at once they took n_draws times the output).
+        for first in range(0, n_draws, _PROBA_DRAW_CHUNK):
+            last = min(first + _PROBA_DRAW_CHUNK, n_draws)
+            out = np.zeros((last - first, n_steps, self.n_features_in_))
 
-        def run(lo, hi):
-            for s in range(lo, hi):
-                forecast_proba(clouds[s], S.A[s], np.linalg.cholesky(S.Q[s]), S.C[s],
-                               S.mu[s], states[s], out[s])
+            def run(lo, hi):
+                for s in range(first + lo, first + hi):
+                    forecast_proba(clouds[s], S.A[s], np.linalg.cholesky(S.Q[s]), S.C[s],
+                                   S.mu[s], states[s], out[s - first])
 
-        map_ranges(run, balanced_cuts(np.arange(n_draws + 1), self._threads(n_draws)))
-        finite = np.isfinite(out).all(axis=2)
+            map_ranges(run, balanced_cuts(np.arange(last - first + 1),
+                                          self._threads(last - first)))
+            finite[first:last] = np.isfinite(out).all(axis=2)
+            if finite[first:last].all():
+                mixed += np.einsum("s,shv->hv", weights[first:last], out)
         if not finite.all():
             unstable = ~finite.all(axis=1)
             _raise_state_overflow(
                 whom, int(np.argmin(finite.all(axis=0))), n_steps, "steps",
                 f"the dynamics of {int(unstable.sum())} of the {n_draws} kept posterior draws "
                 "are", _spectral_radius(S.A[unstable]))
-        return self._to_columns(np.einsum("s,shv->hv", weights, out))
+        return self._to_columns(mixed)
 
     # ------------------------------------------------------------- sample
     def sample(self, n_samples=1, *, n_counts=1, random_state=None):
