@@ -119,9 +119,11 @@ _CALIBRATION_SWEEPS = 12
 # true probabilities).
 INFER_BURN_IN_DIVISOR = 2
 
-# Kept draws whose probabilities predict_next_proba and forecast hold at once
-# before mixing them (each the size of the output): a fixed number, so that
-# the order of the mixture's sums, hence the result, does not depend on n_jobs.
+# Fewest kept draws whose probabilities predict_next_proba and forecast hold at
+# once before mixing them (each the size of the output); as many as there are
+# threads when there are more, so that every thread has a draw. The draws are
+# folded into the mixture one at a time in their order, so the result does not
+# depend on the chunk (nor on n_jobs).
 _PROBA_DRAW_CHUNK = 2
 
 
@@ -256,6 +258,11 @@ class _KeptDraws:
     @property
     def n_draws(self):
         return self.A.shape[0]
+
+
+def _draw_chunk(n_threads):
+    """Kept draws held at once by predict_next_proba and forecast."""
+    return max(_PROBA_DRAW_CHUNK, n_threads)
 
 
 class _DrawMixture:
@@ -1125,10 +1132,10 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         # 1,000 one-row sequences).
         cloud_shape = (self.n_particles, self._n_states())
         last_clouds = np.zeros((n_draws,) + cloud_shape)
-        # The draws' probabilities are mixed _PROBA_DRAW_CHUNK draws at a time
-        # (all at once they took n_draws times the output).
+        # The draws' probabilities are held a chunk at a time (_draw_chunk; all
+        # at once they took n_draws times the output).
         mixture = _DrawMixture(seq_ptr, data.n_rows, self.n_features_in_) if proba else None
-        chunk = _PROBA_DRAW_CHUNK if proba else n_draws
+        chunk = _draw_chunk(self._threads(n_draws)) if proba else n_draws
         S = self._draws
         chols = [np.linalg.cholesky(q) for q in S.Q]
         # Mean and Cholesky factor of a scored sequence's first state under
@@ -1309,10 +1316,11 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         states = make_streams([self._infer_seed, 4], n_draws)
         mixed = np.zeros((n_steps, self.n_features_in_))
         finite = np.ones((n_draws, n_steps), dtype=bool)
-        # The draws' forecasts mixed _PROBA_DRAW_CHUNK at a time, as in
-        # predict_next_proba (all at once they took n_draws times the output).
-        for first in range(0, n_draws, _PROBA_DRAW_CHUNK):
-            last = min(first + _PROBA_DRAW_CHUNK, n_draws)
+        # The draws' forecasts held a chunk at a time, as in predict_next_proba
+        # (all at once they took n_draws times the output).
+        chunk = _draw_chunk(self._threads(n_draws))
+        for first in range(0, n_draws, chunk):
+            last = min(first + chunk, n_draws)
             out = np.zeros((last - first, n_steps, self.n_features_in_))
 
             def run(lo, hi):
@@ -1324,7 +1332,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
                                           self._threads(last - first)))
             finite[first:last] = np.isfinite(out).all(axis=2)
             if finite[first:last].all():
-                mixed += np.einsum("s,shv->hv", weights[first:last], out)
+                for s in range(first, last):  # in draw order, whatever the chunk
+                    mixed += weights[s] * out[s - first]
         if not finite.all():
             unstable = ~finite.all(axis=1)
             _raise_state_overflow(

@@ -340,19 +340,23 @@ def test_draw_mixture_weighs_each_draw_by_its_likelihood_of_the_earlier_rows():
 
 
 def test_next_row_probabilities_do_not_depend_on_how_many_draws_are_held(monkeypatch):
-    # predict_next_proba holds _PROBA_DRAW_CHUNK draws' probabilities at once
-    # (all of them took n_draws times the output: 185 MB for 8 MB of
-    # probabilities); the draws are folded in the same order whatever the chunk.
+    # predict_next_proba and forecast hold a chunk of draws' probabilities at
+    # once (all of them took n_draws times the output: 185 MB for 8 MB of
+    # probabilities); the draws are folded in the same order whatever the
+    # chunk, which grows with the threads.
     rng = np.random.default_rng(1)
     X = np.eye(6, dtype=int)[rng.integers(6, size=80)]
     lds = MultinomialLDS(2, max_iter=12, n_samples=5, n_particles=30, random_state=0)
     lds.fit(X[:50])
     results = []
-    for chunk in (1, 2, 5):
+    for chunk, n_jobs in ((1, 1), (2, 1), (5, 1), (2, 2)):
         monkeypatch.setattr(_lds, "_PROBA_DRAW_CHUNK", chunk)
-        results.append(lds.predict_next_proba(X[50:], lengths=[10, 5, 15]))
-    np.testing.assert_array_equal(results[0], results[1])
-    np.testing.assert_array_equal(results[0], results[2])
+        lds.set_params(n_jobs=n_jobs)
+        results.append((lds.predict_next_proba(X[50:], lengths=[10, 5, 15]),
+                        lds.forecast(4, X[50:], lengths=[10, 5, 15])))
+    for next_rows, forecast in results[1:]:
+        np.testing.assert_array_equal(next_rows, results[0][0])
+        np.testing.assert_array_equal(forecast, results[0][1])
 
 
 def test_particle_filter_predicts_the_first_row_from_the_start_distribution():
