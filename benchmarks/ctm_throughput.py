@@ -67,7 +67,6 @@ Usage: python benchmarks/ctm_throughput.py [--quick]
 """
 
 import argparse
-import math
 import os
 import subprocess
 import sys
@@ -545,23 +544,6 @@ def _mh_sweep(doc_ptr, word_ids, topics, doc_topic, word_topic, topic_total, wei
                 topic_total[cur] += 1
 
 
-@njit(cache=False, nogil=True)
-def _log_joint(doc_ptr, topics, word_topic, topic_total, weights, beta):
-    """log p(words, topics | weights) with the topics' words collapsed."""
-    n_words, n_topics = word_topic.shape
-    v_beta = n_words * beta
-    total = 0.0
-    for k in range(n_topics):
-        total += math.lgamma(v_beta) - math.lgamma(topic_total[k] + v_beta)
-        for w in range(n_words):
-            if word_topic[w, k] > 0:
-                total += math.lgamma(word_topic[w, k] + beta) - math.lgamma(beta)
-    for d in range(doc_ptr.shape[0] - 1):
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            total += math.log(weights[d, topics[i]])
-    return total
-
-
 def mh_row(name, sweep, new_chain, n_tokens, log_joint, n_sweeps):
     """ns per token (median of the last third of ``n_sweeps``) and the log
     joint after a third of them and after all, from a fresh chain."""
@@ -582,6 +564,7 @@ def mh_row(name, sweep, new_chain, n_tokens, log_joint, n_sweeps):
 def main_mh(quick=False):
     from sklearn_pgtm._base import to_tokens
     from sklearn_pgtm._chain import TopicChain
+    from sklearn_pgtm._kernels._dirichlet import log_word_joint_seeded
     from sklearn_pgtm._kernels._sweeps import ALL_WORDS, sample_weighted
 
     corpus = held_out_corpus("SOTU addresses (long documents)", sotu_counts("address"), 20)
@@ -598,9 +581,14 @@ def main_mh(quick=False):
     def new_chain():
         return TopicChain.random(doc_ptr, word_ids, K, n_words, SEED)
 
+    topic_word_prior = np.full((n_words, K), beta)
+    log_weights = np.log(weights)
+
     def log_joint(chain):
-        return _log_joint(doc_ptr, chain.tokens.topics, chain.word_topic, chain.topic_total,
-                          weights, beta)
+        """log p(words, topics | weights), the topics' words collapsed: the
+        correlated model's log-likelihood (CorrelatedTopicModel._log_likelihood)."""
+        return (log_word_joint_seeded(topic_word_prior, chain.word_topic, chain.topic_total)
+                + float(np.sum(chain.tokens.doc_topic * log_weights)))
 
     def exact(chain):
         sample_weighted(chain.tokens, chain.word_topic, chain.topic_total, weights, beta,
