@@ -47,6 +47,7 @@ from ._base import (
 from ._progress import ProgressReporter
 from ._kernels._gp import (
     draw_latent,
+    expected_sigmoids,
     latent_predictive,
     latent_predictive_covariance,
     log_marginal,
@@ -72,7 +73,6 @@ __all__ = ["ColumnKernel", "MultinomialGaussianProcess"]
 # up to 3% at sd = 10, the poles slow it down).
 _QUAD_HALF_WIDTH = 9.0
 _QUAD_STEP = 0.1
-_QUAD_BLOCK = 1 << 22  # points evaluated at a time (32 MiB)
 # Initial random-walk step (log-hyperparameters) of the Metropolis update,
 # adapted during burn-in towards this acceptance rate (Roberts, Gelman &
 # Gilks 1997: ~0.44 in one dimension, ~0.23 in many).
@@ -328,14 +328,10 @@ def _expected_sigmoid(mean, var):
     shape = mean.shape
     step = min(_QUAD_STEP, 1.0 / max(float(sd.max(initial=0.0)), 1e-300))
     nodes, weights = _quadrature(int(np.ceil(2 * _QUAD_HALF_WIDTH / step - 1e-9)) + 1)
-    mean, sd = mean.ravel(), sd.ravel()
+    mean = np.ascontiguousarray(mean, dtype=np.float64).ravel()
+    sd = np.ascontiguousarray(sd, dtype=np.float64).ravel()
     p_stick, p_rest = np.empty(mean.shape), np.empty(mean.shape)
-    # In blocks of rows: a huge sd asks for many nodes.
-    block = max(1, _QUAD_BLOCK // nodes.shape[0])
-    for lo in range(0, mean.shape[0], block):
-        points = mean[lo:lo + block, None] + sd[lo:lo + block, None] * nodes
-        p_stick[lo:lo + block] = expit(points) @ weights
-        p_rest[lo:lo + block] = expit(-points) @ weights
+    expected_sigmoids(mean, sd, nodes, weights, p_stick, p_rest)
     return p_stick.reshape(shape), p_rest.reshape(shape)
 
 

@@ -105,9 +105,11 @@ def test_prior_factor_of_singular_kernel_matrices():
         np.testing.assert_allclose(factor @ factor.T, kmat, atol=1e-12 * len(u))
 
 
-def test_predictive_moments_match_dense_formulas():
+@pytest.mark.parametrize("new", [np.array([[-0.5], [0.7], [2.2], [5.0]]),
+                                 # more inputs than one block of the solves (256)
+                                 np.linspace(-1.0, 6.0, 300)[:, None]])
+def test_predictive_moments_match_dense_formulas(new):
     u, kernel, kmat, precision, information = _tiny_problem()
-    new = np.array([[-0.5], [0.7], [2.2], [5.0]])
     cross = kernel(new, u)
     prior_cov = kernel(new)
     mean, var = _latent_moments(kmat, np.ascontiguousarray(cross), np.diag(prior_cov).copy(),

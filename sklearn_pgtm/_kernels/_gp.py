@@ -29,6 +29,8 @@ from ._config import CACHE
 from ._random import standard_normal
 
 _LOG_2PI = math.log(2.0 * math.pi)
+# New inputs per block of latent_predictive's solves.
+_PREDICT_BLOCK = 256
 
 
 @njit(cache=CACHE, nogil=True)
@@ -75,6 +77,33 @@ def _solve_upper(chol, rhs):
             acc -= chol[j, i] * x[j]
         x[i] = acc / chol[i, i]
     return x
+
+
+@njit(cache=CACHE, nogil=True)
+def _solve_lower_columns(chol, rhs):
+    """``rhs <- chol^-1 rhs`` in place for a matrix ``rhs`` of shape (m, n).
+
+    Forward substitution a row at a time: each update runs along a contiguous
+    row of ``rhs`` and vectorizes, about ten times faster than one
+    :func:`_solve_lower` per column (100-1,500 training inputs, measured).
+    """
+    m, n = rhs.shape
+    for i in range(m):
+        for p in range(i):
+            c = chol[i, p]
+            for j in range(n):
+                rhs[i, j] -= c * rhs[p, j]
+        d = 1.0 / chol[i, i]
+        for j in range(n):
+            rhs[i, j] *= d
+
+
+@njit(cache=CACHE, nogil=True)
+def _scaled_cross(cross, root, lo, hi, out):
+    """``out[:, :hi - lo] = S cross[lo:hi]^T``, one column per new input."""
+    for j in range(lo, hi):
+        for i in range(root.shape[0]):
+            out[i, j - lo] = root[i] * cross[j, i]
 
 
 @njit(cache=CACHE, nogil=True)
@@ -127,7 +156,8 @@ def latent_predictive(kmat, cross, prior_diag, precision, information, lo, hi, m
     n_new = cross.shape[0]
     root = np.empty(m)
     q = np.empty(m)
-    t = np.empty(m)
+    # New inputs in blocks: the solves' scratch stays m x _PREDICT_BLOCK.
+    block = np.empty((m, min(n_new, _PREDICT_BLOCK)))
     for k in range(lo, hi):
         _root_precision(precision, k, root)
         chol = _stable_factor(kmat, root)
@@ -135,17 +165,20 @@ def latent_predictive(kmat, cross, prior_diag, precision, information, lo, hi, m
         alpha = _solve_upper(chol, _solve_lower(chol, q))
         for i in range(m):
             alpha[i] *= root[i]
-        for j in range(n_new):
-            acc = 0.0
-            for i in range(m):
-                acc += cross[j, i] * alpha[i]
-                t[i] = root[i] * cross[j, i]
-            mean[j, k] = acc
-            s = _solve_lower(chol, t)
-            v = prior_diag[j]
-            for i in range(m):
-                v -= s[i] * s[i]
-            var[j, k] = v if v > 0.0 else 0.0
+        for start in range(0, n_new, _PREDICT_BLOCK):
+            stop = min(start + _PREDICT_BLOCK, n_new)
+            # A C-contiguous scratch (a column slice would not vectorize).
+            t = block if stop - start == block.shape[1] else np.empty((m, stop - start))
+            _scaled_cross(cross, root, start, stop, t)
+            _solve_lower_columns(chol, t)
+            for j in range(start, stop):
+                acc = 0.0
+                v = prior_diag[j]
+                for i in range(m):
+                    acc += cross[j, i] * alpha[i]
+                    v -= t[i, j - start] * t[i, j - start]
+                mean[j, k] = acc
+                var[j, k] = v if v > 0.0 else 0.0
 
 
 @njit(cache=CACHE, nogil=True)
@@ -166,14 +199,36 @@ def latent_predictive_covariance(kmat, cross, prior_cov, precision, information,
     for i in range(m):
         alpha[i] *= root[i]
     mean = cross @ alpha
-    v = np.empty((n_new, m))
-    t = np.empty(m)
-    for j in range(n_new):
-        for i in range(m):
-            t[i] = root[i] * cross[j, i]
-        v[j] = _solve_lower(chol, t)
-    cov = prior_cov - v @ v.T
+    v = np.empty((m, n_new))
+    _scaled_cross(cross, root, 0, n_new, v)
+    _solve_lower_columns(chol, v)
+    cov = prior_cov - v.T @ v
     return mean, cov
+
+
+@njit(cache=CACHE, nogil=True)
+def expected_sigmoids(mean, sd, nodes, weights, p_stick, p_rest):
+    """``p_stick[i] = sum_q weights[q] sigmoid(mean[i] + sd[i] nodes[q])`` and
+    ``p_rest`` the same of ``sigmoid(-.)``, for flat arrays.
+
+    One exponential per node gives both, each to full relative precision
+    (``p_rest`` is not ``1 - p_stick``, which would lose a tiny remainder).
+    """
+    for i in range(mean.shape[0]):
+        stick = 0.0
+        rest = 0.0
+        for q in range(nodes.shape[0]):
+            x = mean[i] + sd[i] * nodes[q]
+            e = math.exp(-abs(x))
+            near = weights[q] / (1.0 + e)  # weight x sigmoid(|x|)
+            if x >= 0.0:
+                stick += near
+                rest += near * e
+            else:
+                stick += near * e
+                rest += near
+        p_stick[i] = stick
+        p_rest[i] = rest
 
 
 @njit(cache=CACHE, nogil=True)
