@@ -157,6 +157,17 @@ class _EBRun(GibbsRun):
     chain_log_joints: np.ndarray = None
     final_chain: int = 0
 
+    def in_reference_labels(self, values):
+        """Per-topic ``values`` of the chain the trace follows (the first one,
+        then ``final_chain``) moved from its own topic labels to those of
+        ``components_`` (the same labels with one alpha: no alignment)."""
+        aligned = np.empty_like(values)
+        aligned[self.h_chains[self.final_chain].perm] = values
+        return aligned
+
+    def topic_share(self):
+        return self.in_reference_labels(super().topic_share())
+
 
 class EmpiricalBayesLDA(GibbsLDA):
     """Latent Dirichlet allocation with empirical Bayes Dirichlet hyperparameters.
@@ -492,9 +503,9 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     trace_ : ChainTrace
         Per-iteration record (log-likelihood, topic shares, ``h``), of the
-        same chains as ``log_likelihood_trace_``; ``trace_.doc_topic_prior``
-        has one column per topic with ``symmetric_alpha=False``, in the
-        labels of ``components_``.
+        same chains as ``log_likelihood_trace_``; ``trace_.topic_share`` and
+        (one column per topic with ``symmetric_alpha=False``)
+        ``trace_.doc_topic_prior`` in the labels of ``components_``.
 
     n_iter_ : int
         Iterations done by ``fit``: ``burn_in_`` plus the kept iterations of
@@ -726,9 +737,7 @@ class EmpiricalBayesLDA(GibbsLDA):
         alpha = run.priors.alpha
         if self.symmetric_alpha:
             return alpha[0]
-        aligned = np.empty_like(alpha)
-        aligned[run.h_chains[run.final_chain].perm] = alpha
-        return aligned
+        return run.in_reference_labels(alpha)
 
     def _update_h(self, run, hc, kept):
         """One update of h given the topics of chain ``hc`` (augmentation or

@@ -50,6 +50,23 @@ def test_recovery_asymmetric_with_alignment():
     assert model.hyperparameter_samples_.shape == (200, 4)
 
 
+def test_topic_share_trace_in_the_labels_of_components():
+    """With one alpha per topic the final chain's topics are moved to the
+    reference labels of components_; its trace of topic shares was left in
+    its own labels, so topic_summary(model) without X gave each topic the
+    prevalence of another (0.708 for a topic of 6.5 % of the tokens)."""
+    X, _ = lda_corpus(300, 50, 3, 80, np.array([0.1, 0.5, 1.5]), 0.1, seed=4)
+    # random_state=1: the final chain (3 of 4) has other labels than the
+    # reference ones (with 0 the first chain is the final one).
+    model = EmpiricalBayesLDA(3, symmetric_alpha=False, n_samples=40, burn_in=40,
+                              n_final_iter=40, random_state=1).fit(X)
+    assert model.final_chain_ != 0
+    tokens = model.components_.sum(axis=1) - X.shape[1] * model.topic_word_prior_
+    last = model.trace_.topic_share[-20:]
+    np.testing.assert_allclose(np.mean(last, axis=0), tokens / tokens.sum(), atol=0.01)
+    np.testing.assert_allclose(model.trace_.doc_topic_prior[-1], model.doc_topic_prior_)
+
+
 @pytest.fixture(scope="module")
 def fitted():
     X, _ = lda_corpus(200, 80, 3, 40, 0.3, 0.2, seed=3)
