@@ -1101,6 +1101,17 @@ class EmpiricalBayesLDA(GibbsLDA):
             nothing of alpha (one topic, or no document of two tokens or
             more) it is taken at ``doc_topic_prior_`` whatever
             ``doc_topic_prior`` is: ``m(h)`` does not depend on it there.
+
+        Notes
+        -----
+        ``nu_hat`` averages the densities of ``h`` given the kept topic
+        draws, so the estimate is good where the chains of ``h`` went (the
+        confidence region and around it) and degrades away from them, where
+        few draws carry the average: on a 19-token corpus, whose exact
+        ``m(h)`` (all 2^19 topic assignments summed) is flat within 2 nats
+        over ``alpha, beta`` in [0.05, 5] while the chains went to ``h``
+        near (178, 151), differences of the estimate were off by up to 51
+        nats there.
         """
         h, shape = self._h_points(doc_topic_prior, topic_word_prior)
         if not self._alpha_identified():  # m(h) does not depend on alpha: evaluate at its
