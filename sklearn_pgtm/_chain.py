@@ -22,7 +22,6 @@ asks for, not capped by the machine's cores: on fewer cores than P, fewer
 threads run the P blocks of a sub-round in turn, to the same result.
 """
 
-import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -50,6 +49,7 @@ from ._kernels._sweeps import (
 from ._parallel import (
     balanced_cuts,
     effective_n_jobs,
+    ignoring_warnings,
     map_ranges,
     one_blas_thread,
     requested_n_jobs,
@@ -364,8 +364,8 @@ def factorize(X, n_topics, seed):
     # 2-core machine (D = 2,000, V = 5,000, 50 tokens per document) the
     # factorization took 132 s of wall time at K = 30 with its default
     # threads, 7.7 s with one, and was most of a short fit's time.
-    with warnings.catch_warnings(), np.errstate(invalid="ignore"), one_blas_thread():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    with (ignoring_warnings(ConvergenceWarning), np.errstate(invalid="ignore"),
+          one_blas_thread()):
         nmf = NMF(n_topics, init=None, solver="cd", max_iter=FACTOR_ITER,
                   random_state=int(seed.generate_state(1)[0]))
         doc_weight = nmf.fit_transform(TfidfTransformer().fit_transform(X))

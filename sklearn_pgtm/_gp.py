@@ -11,7 +11,6 @@ functions. Equations: user guide page ``doc/gp.rst``.
 import functools
 import math
 import operator
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -59,7 +58,13 @@ from ._kernels._stick_breaking import (
     inverse_stick_breaking,
     stick_counts,
 )
-from ._parallel import balanced_cuts, effective_n_jobs, map_ranges, one_blas_thread
+from ._parallel import (
+    balanced_cuts,
+    effective_n_jobs,
+    ignoring_warnings,
+    map_ranges,
+    one_blas_thread,
+)
 
 __all__ = ["ColumnKernel", "MultinomialGaussianProcess"]
 
@@ -964,9 +969,8 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
             n_restarts_optimizer=self.n_restarts_optimizer,
             random_state=seed_from(rng) % 2**32,
         )
-        with warnings.catch_warnings():
-            # A bound reached by a hyperparameter is reported in kernel_.
-            warnings.simplefilter("ignore", ConvergenceWarning)
+        # A bound reached by a hyperparameter is reported in kernel_.
+        with ignoring_warnings(ConvergenceWarning):
             regression.fit(X, logits - self.mean_)
         return regression.kernel_.k1, float(regression.log_marginal_likelihood_value_)
 

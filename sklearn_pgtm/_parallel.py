@@ -16,16 +16,18 @@ one, and so on; 0 is an error. The count is capped by the cores this process
 may use and by the number of units to share.
 """
 
+import contextlib
 import functools
 import os
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["available_cores", "balanced_cuts", "effective_n_jobs", "map_ranges",
-           "one_blas_thread", "requested_n_jobs"]
+__all__ = ["available_cores", "balanced_cuts", "effective_n_jobs", "ignoring_warnings",
+           "map_ranges", "one_blas_thread", "requested_n_jobs"]
 
 
 def available_cores():
@@ -140,6 +142,39 @@ def _blas_controller():
     return ThreadpoolController()
 
 
+class _SharedBlasLimit:
+    """One BLAS limit for every thread inside :func:`one_blas_thread`.
+
+    The limit is process-wide, and a threadpoolctl limiter restores what it
+    found on entry: two calls overlapping in threads (a ``GridSearchCV`` on
+    the threading backend) would restore each other's limit and leave BLAS
+    on one thread for the rest of the process. Counted instead: the first
+    caller in sets the limit, the last one out restores the original.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.users = 0
+        self.limiter = None
+
+    def enter(self):
+        with self.lock:
+            if self.users == 0:
+                self.limiter = _blas_controller().limit(limits=1, user_api="blas")
+            self.users += 1
+
+    def exit(self):
+        with self.lock:
+            self.users -= 1
+            if self.users == 0:
+                self.limiter.restore_original_limits()
+                self.limiter = None
+
+
+_BLAS_LIMIT = _SharedBlasLimit()
+
+
+@contextlib.contextmanager
 def one_blas_thread():
     """Context manager: single-threaded BLAS / LAPACK inside.
 
@@ -148,6 +183,42 @@ def one_blas_thread():
     synchronization (measured on the loaded 2-core machine: a 57 x 57
     eigendecomposition 40 ms with 2 OpenBLAS threads, 1.6 ms with one; a
     supervised class draw at K = 20 69 ms against 0.5 ms), and the package's
-    own threads already share the work.
+    own threads already share the work. The original limit is back when the
+    last of the threads inside leaves.
     """
-    return _blas_controller().limit(limits=1, user_api="blas")
+    _BLAS_LIMIT.enter()
+    try:
+        yield
+    finally:
+        _BLAS_LIMIT.exit()
+
+
+# Held while a thread's warning filters are changed: ``catch_warnings`` saves
+# and restores the process-wide filter list, so two such contexts
+# overlapping in threads restore each other's list and leave the filter on
+# (ConvergenceWarning silenced for the rest of the process).
+_WARNINGS_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def ignoring_warnings(category, message=""):
+    """Context manager: warnings of ``category`` (whose text starts with
+    ``message``) ignored inside, one thread at a time among the package's
+    callers."""
+    with _WARNINGS_LOCK, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=message, category=category)
+        yield
+
+
+def _after_fork_in_child():
+    # A forked child inherits the pools without their threads (a submitted
+    # block would wait forever) and locks possibly held by a thread it lacks.
+    global _POOLS_LOCK, _WARNINGS_LOCK, _BLAS_LIMIT
+    _POOLS.clear()
+    _POOLS_LOCK = threading.Lock()
+    _WARNINGS_LOCK = threading.RLock()
+    _BLAS_LIMIT = _SharedBlasLimit()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -14,7 +14,6 @@ together in a reference corpus (UMass, NPMI and C_V, as in gensim's
 ``CoherenceModel``; User Guide: :ref:`coherence`).
 """
 
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative
 
 from . import _coherence
 from ._base import MAX_ROW_COUNT, is_integer_at_least, real_array, warn_if_fractional
+from ._parallel import ignoring_warnings
 from .exceptions import _warn
 
 __all__ = ["split_document_completion", "heldout_perplexity", "document_completion_perplexity",
@@ -70,9 +70,7 @@ def _transform_counts(model, counts, X):
     if columns is None or fitted is None or len(columns) != len(fitted) or any(
             str(a) != str(b) or not isinstance(a, str) for a, b in zip(columns, fitted)):
         return model.transform(counts)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="X does not have valid feature names",
-                                category=UserWarning)
+    with ignoring_warnings(UserWarning, message="X does not have valid feature names"):
         return model.transform(counts)
 
 

@@ -315,3 +315,114 @@ def test_map_ranges_runs_every_block_once_and_waits_for_all_when_one_raises():
         map_ranges(failing_first, np.array([0, 1, 2]))
     # The call returned only after the pool's block had finished.
     assert finished == [1]
+
+
+def test_a_forked_child_runs_threads_after_its_parent_did():
+    # A forked child inherited the pools without their threads: after the
+    # parent had used n_jobs=2 once, a child's n_jobs=2 call waited forever
+    # (multiprocessing's fork start, gunicorn / celery prefork workers).
+    code = """
+    import multiprocessing as mp
+    import numpy as np
+    import sklearn_pgtm
+    X = np.random.RandomState(0).poisson(1.0, size=(40, 10))
+    model = sklearn_pgtm.GibbsLDA(3, max_iter=4, burn_in=2, n_jobs=2, random_state=0).fit(X)
+    expected = model.transform(X)
+
+    def child(queue):
+        queue.put(model.transform(X))
+
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    process = ctx.Process(target=child, args=(queue,))
+    process.start()
+    process.join(120)
+    if process.is_alive():
+        process.kill()
+        raise SystemExit("the forked child hung")
+    assert np.array_equal(queue.get(timeout=10), expected)
+    print("ok")
+    """
+    out = _run(code, timeout=300)
+    assert out.stdout.strip().endswith("ok")
+
+
+def _overlapping(context):
+    """Enter ``context()`` in thread A, then in thread B, leave in A, then in B
+    (as far as the context lets B in while A is inside)."""
+    import threading
+
+    a_inside, b_started, a_left = threading.Event(), threading.Event(), threading.Event()
+    seen = []
+
+    def first():
+        with context():
+            a_inside.set()
+            b_started.wait(10)
+            seen.append(context.observe())
+        a_left.set()
+
+    def second():
+        a_inside.wait(10)
+        b_started.set()
+        with context():
+            a_left.wait(10)
+            seen.append(context.observe())
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return seen
+
+
+def test_one_blas_thread_restores_the_limit_after_calls_overlapping_in_threads(monkeypatch):
+    # Each threadpoolctl limiter restored what it found: B entered at 1 and,
+    # leaving last, left BLAS on one thread for the rest of the process. A
+    # stand-in for the process-wide BLAS setting (whether OpenBLAS honours a
+    # thread's raise of it depends on its build and history).
+    import sklearn_pgtm._parallel as parallel
+
+    class Limiter:
+        def __init__(self, setting):
+            self.setting, self.found = setting, setting["threads"]
+            setting["threads"] = 1
+
+        def restore_original_limits(self):
+            self.setting["threads"] = self.found
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.restore_original_limits()
+
+    setting = {"threads": 2}
+    controller = type("Controller", (), {"limit": lambda self, **kw: Limiter(setting)})()
+    monkeypatch.setattr(parallel, "_blas_controller", lambda: controller)
+
+    def context():
+        return parallel.one_blas_thread()
+
+    context.observe = lambda: setting["threads"]
+    assert _overlapping(context) == [1, 1]
+    assert setting["threads"] == 2
+
+
+def test_ignored_warnings_overlapping_in_threads_leave_no_filter():
+    # catch_warnings saves and restores the process-wide filters: two
+    # overlapping contexts left 'ignore ConvergenceWarning' on for good.
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from sklearn_pgtm._parallel import ignoring_warnings
+
+    def context():
+        return ignoring_warnings(ConvergenceWarning)
+
+    context.observe = lambda: None
+    before = list(warnings.filters)
+    _overlapping(context)
+    assert warnings.filters == before
