@@ -17,7 +17,8 @@ and ``S = W^1/2``, ``(Kmat + W^-1)^-1 = S B^-1 S`` and ``S y~ = h / sqrt(w)``.
 
 Each kernel handles the sticks ``lo:hi`` (the unit of the threads of
 :func:`sklearn_pgtm._parallel.map_ranges`); the one random kernel draws
-stick ``k`` from its own stream ``states[k]``.
+stick ``k`` from its own stream ``states[k]``. :func:`expected_sigmoids`,
+last, is the quadrature of the predictive probabilities (no potentials).
 """
 
 import math
