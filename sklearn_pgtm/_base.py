@@ -813,8 +813,26 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         """
         whom = f"{type(self).__name__}.fit"
         self._check_params()
-        X = check_counts(self, X, reset=not self._continuing(), whom=whom)
+        X = self._check_fit_counts(X, whom)
         return self._fit_counts(X, whom)
+
+    def _check_fit_counts(self, X, whom):
+        """``check_counts`` for ``fit``: against the columns of the kept chain
+        (and ``feature_names_in_``) when a warm start continues it, after a
+        change of shape is reported as one of the continuation (scikit-learn's
+        check speaks of the features a transform expects)."""
+        continuing = self._continuing()
+        shape = getattr(X, "shape", None)
+        if continuing and shape is not None and len(shape) == 2:
+            self._check_continued_shape(tuple(shape), whom)
+        return check_counts(self, X, reset=not continuing, whom=whom)
+
+    def _check_continued_shape(self, shape, whom):
+        fitted = self._run_data[0]
+        if shape != fitted:
+            raise ValueError(
+                f"{whom}: warm_start continues the previous chain, which was fitted on X of "
+                f"shape {fitted}; got {shape}. Set warm_start=False to start a new chain.")
 
     def _check_params(self):
         """Checks of the parameters beyond ``_parameter_constraints``: an
@@ -867,12 +885,8 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
     def _check_continuation(self, X, whom):
         """Raise when a warm start cannot continue the kept chain: other data,
         or a parameter that defines the chain set to another value."""
-        shape, digest = self._run_data
-        if X.shape != shape:
-            raise ValueError(
-                f"{whom}: warm_start continues the previous chain, which was fitted on X of "
-                f"shape {shape}; got {X.shape}. Set warm_start=False to start a new chain.")
-        if self._data_fingerprint(X)[1] != digest:
+        self._check_continued_shape(X.shape, whom)
+        if self._data_fingerprint(X)[1] != self._run_data[1]:
             raise ValueError(
                 f"{whom}: warm_start continues the previous chain, which was fitted on other "
                 "data (same shape, other values); continuing needs the same training data. "
@@ -922,7 +936,7 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         # after each call and take the cores from the package's own threads
         # (multinomial classifier on two threads, 20 Newsgroups: 277 -> 234 ms
         # per sweep; benchmarks/RESULTS.md, "Two threads").
-        with one_blas_thread():
+        with one_blas_thread(), reporter:
             it = 0
             while it < n_iter + run.extra_sweeps:
                 self._sweep(run)

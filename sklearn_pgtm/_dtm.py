@@ -764,7 +764,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         n_threads = effective_n_jobs(self.n_jobs)
         reporter = ProgressReporter(name, self.verbose)
         run = self._start_run(X, slice_index, labels.shape[0], n_threads)
-        kept = self._run_chain(run, reporter, n_threads, whom)
+        with reporter:
+            kept = self._run_chain(run, reporter, n_threads, whom)
         self._set_fitted(run, kept, labels)
         warn_if_trending(self.log_likelihood_trace_, name, "max_iter",
                          n_tokens=run.word_ids.shape[0], can_continue=False)

@@ -908,25 +908,26 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         total = max(float(Y.sum()), 1.0)
         trace = np.empty(self.max_iter)
         reporter = ProgressReporter(type(self).__name__, self.verbose)
-        for it in range(self.max_iter):
-            if n_sticks:
-                state.draw_omega()
-                if sampling:
-                    accept = state.metropolis(log_step, gen)
-                    if it < burn_in:
-                        # Robbins-Monro adaptation, frozen after burn-in so
-                        # that the kept chain is a plain Metropolis chain.
-                        log_step += (float(accept) - _MH_TARGET_ACCEPT) / math.sqrt(it + 1.0)
-                    else:
-                        accepted += accept
-                state.draw_latent()
-            if it >= burn_in:
-                keep = it - burn_in
-                self._omega[keep] = state.omega
-                thetas[keep] = state.theta
-            trace[it] = state.log_likelihood()
-            if reporter.due(it, self.max_iter):
-                reporter.report(it, self.max_iter, log_likelihood_per_count=trace[it] / total)
+        with reporter:
+            for it in range(self.max_iter):
+                if n_sticks:
+                    state.draw_omega()
+                    if sampling:
+                        accept = state.metropolis(log_step, gen)
+                        if it < burn_in:
+                            # Robbins-Monro adaptation, frozen after burn-in so
+                            # that the kept chain is a plain Metropolis chain.
+                            log_step += (float(accept) - _MH_TARGET_ACCEPT) / math.sqrt(it + 1.0)
+                        else:
+                            accepted += accept
+                    state.draw_latent()
+                if it >= burn_in:
+                    keep = it - burn_in
+                    self._omega[keep] = state.omega
+                    thetas[keep] = state.theta
+                trace[it] = state.log_likelihood()
+                if reporter.due(it, self.max_iter):
+                    reporter.report(it, self.max_iter, log_likelihood_per_count=trace[it] / total)
         self.log_likelihood_trace_ = trace
         self._kappa = state.kappa
         if sampling:

@@ -944,7 +944,8 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         n_threads = self._threads(max(data.n_rows, X.shape[1]))
         chain = _GibbsChain(data, prior, chain_seed, n_threads, self.pg_method, self.pg_terms)
         reporter = ProgressReporter(whom, self.verbose)
-        draws, trace = self._run_chain(chain, X, freq, reporter)
+        with reporter:
+            draws, trace = self._run_chain(chain, X, freq, reporter)
         self._draws = draws.stack()
         self._prior = prior
         self.dynamics_matrix_ = chain.A

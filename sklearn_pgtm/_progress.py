@@ -157,6 +157,17 @@ class ProgressReporter:
             return
         self._print(f"done in {_clock() - self.start:.2f}s: {message}")
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        # A fit interrupted or failed mid-bar: end the bar's line, so that
+        # the traceback or the next output starts on a line of its own.
+        if self._line_open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._line_open = False
+
     def _print(self, message):
         """A whole line ``[name] message``, after ending a bar left on screen."""
         if self._line_open:

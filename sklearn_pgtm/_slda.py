@@ -24,7 +24,6 @@ from ._base import (
     ChainTrace,
     GibbsRun,
     IntegerInterval,
-    check_counts,
     check_finite,
     dirichlet_posterior,
     keep_state_on_failure,
@@ -699,7 +698,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         whom = f"{type(self).__name__}.fit"
         self._check_params()
         continuing = self._continuing()
-        X = check_counts(self, X, reset=not continuing, whom=whom)
+        X = self._check_fit_counts(X, whom)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target "
                              "y is None.")
@@ -824,7 +823,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         bounds = balanced_cuts(chain.tokens.doc_ptr, effective_n_jobs(n_jobs, chain.n_docs))
         method = PG_METHODS[self.pg_method]
         map_ranges(lambda lo, hi: draw_augmentation(
-            chain.tokens.doc_topic, lengths, run.eta, self.c, method, self.pg_terms,
+            chain.tokens.doc_topic, lengths, run.eta, float(self.c), method, self.pg_terms,
             run.pg_states, lo, hi, run.lam), bounds)
         self._update_priors(run)
         if run.iteration >= self.burn_in_:
@@ -882,7 +881,7 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         lam = np.empty(n_docs)
         for j in range(eta.shape[0]):
             map_ranges(lambda lo, hi: draw_class_augmentation(
-                omega, j, lengths, self.c, method, self.pg_terms, pg_states, lo, hi,
+                omega, j, lengths, float(self.c), method, self.pg_terms, pg_states, lo, hi,
                 offset, lam), bounds)
             lam_out[:, j] = lam
             eta_j = self._draw_weights(zbar, lam, kappa[:, j], rng, offset)
@@ -989,7 +988,8 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         lam = np.empty(len(lengths))
         for _ in range(N_WEIGHT_DRAWS):
             map_ranges(lambda lo, hi: draw_augmentation(
-                zbar, has_tokens, eta, self.c, method, self.pg_terms, pg_states, lo, hi, lam),
+                zbar, has_tokens, eta, float(self.c), method, self.pg_terms, pg_states, lo, hi,
+                lam),
                 bounds)
             eta = self._draw_weights(zbar, lam, kappa, rng)
             yield eta

@@ -354,6 +354,9 @@ def run_chains(estimator, X, y=None, *, n_chains=4, n_jobs=None, random_state=No
         kernels release the GIL); None means 1, -1 all cores. A joblib
         backend set with ``joblib.parallel_config`` (e.g. dask) is used
         instead when it is active. The chains do not depend on ``n_jobs``.
+        A thread cannot be stopped from outside: after an interrupt
+        (Ctrl-C) the chains already running on threads finish their fits in
+        the background before the process exits.
 
     random_state : int, RandomState instance or None, default=None
         Draws the chains' seeds (distinct integers); the same value gives the

@@ -64,6 +64,10 @@ def test_warm_start_equals_one_longer_run(corpus):
     np.testing.assert_array_equal(warm.transform(X[:5]), long.transform(X[:5]))
     with pytest.raises(ValueError, match="shape"):
         warm.fit(X[:100])
+    # Other columns: the continuation's message, not that of a transform's
+    # feature check ("X has 20 features, but GibbsLDA is expecting ...").
+    with pytest.raises(ValueError, match=r"warm_start continues .* shape \(150, "):
+        warm.fit(X[:, :20])
     # Other counts of the same shape, or a parameter that defines the chain,
     # cannot continue it; threads and sweeps can change (the chain is kept).
     other = sp.csr_matrix(X, copy=True)

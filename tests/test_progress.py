@@ -176,3 +176,30 @@ def test_note_ends_the_bar_and_is_a_line_of_its_own(clock):
     silent = io.StringIO()
     ProgressReporter("Model", verbose=0, stream=silent).note("nothing")
     assert silent.getvalue() == ""
+
+
+def test_a_fit_that_stops_mid_bar_ends_the_bar_line(clock, monkeypatch):
+    # The bar's line stayed open when a fit was interrupted or raised: the
+    # traceback or the next output was glued to it.
+    import numpy as np
+
+    from sklearn_pgtm import GibbsLDA
+
+    terminal = FakeTerminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    calls = []
+
+    def interrupted(self, run):
+        calls.append(1)
+        clock.now += 1.0
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return -1.0
+
+    monkeypatch.setattr(GibbsLDA, "_log_likelihood", interrupted)
+    X = np.random.RandomState(0).poisson(1.0, size=(10, 6))
+    with pytest.raises(KeyboardInterrupt):
+        GibbsLDA(2, max_iter=50, verbose=1, random_state=0).fit(X)
+    text = terminal.getvalue()
+    assert text.startswith("\r[GibbsLDA] |") and text.endswith("\n")
+    assert text.count("\n") == 1

@@ -1053,6 +1053,22 @@ def test_extreme_c_fails_with_an_error_naming_c():
     assert np.all(np.isfinite(clf.predict_log_proba(X)))
 
 
+@pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
+def test_integer_c_fits_as_the_float_and_compiles_nothing_new(multi_class):
+    # c=10 went to the kernels as an int: a second compiled version of each
+    # (47 s with an empty cache; a grid {"c": [1, 10, 100]} meets it).
+    X, y = make_supervised_corpus(n_docs=40)
+    y[:3] = 2  # three classes: the multinomial and one-vs-rest updates
+    kernels = (_slda.draw_augmentation, _slda.draw_class_augmentation)
+    fits, compiled = [], []
+    for c in (10.0, 10):
+        fits.append(GibbsSLDAClassifier(n_components=2, c=c, multi_class=multi_class,
+                                        max_iter=4, burn_in=2, random_state=0).fit(X, y))
+        compiled.append([len(k.signatures) for k in kernels])
+    assert compiled[1] == compiled[0]
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
 @pytest.mark.parametrize("n_docs, setting", [(40, dict(c=1e20)),
