@@ -222,7 +222,7 @@ def _log_inverse_gaussian_cdf(s, ratio):
     return top + math.log(math.exp(log_a - top) + math.exp(log_b - top))
 
 
-@njit(cache=CACHE, nogil=True, inline="always")
+@njit(cache=CACHE, nogil=True)
 def _truncated_inverse_gaussian(state, z, t):
     """IG(1/z, 1) truncated to (0, t), z >= 0 (Devroye's proposal for small x).
 
@@ -307,7 +307,7 @@ def _devroye_constants(z):
 _FIRST_STEP_SQUEEZE = 3.0 * max(math.exp(-_PI2 * _TRUNC), math.exp(-4.0 / _TRUNC))
 
 
-@njit(cache=CACHE, nogil=True, inline="always")
+@njit(cache=CACHE, nogil=True)
 def _devroye_accepts(x, u):
     """Decide u <= f(x) / a_0(x) by the alternating series of J*(1).
 
@@ -338,7 +338,12 @@ def _devroye_accepts(x, u):
 
 @njit(cache=CACHE, nogil=True, inline="always")
 def _devroye_draw(state, z, fz, right_probability):
-    """One exact PG(1, 2z) draw given the constants of :func:`_devroye_constants`."""
+    """One exact PG(1, 2z) draw given the constants of :func:`_devroye_constants`.
+
+    Inlined (the hot path: uniform, exponential, squeeze); the rarely taken
+    left envelope piece and the series test are calls, which cut the compile
+    time of every inlined copy and change no draw.
+    """
     for _ in range(_MAX_PROPOSALS):
         u = uniform(state)
         if u < right_probability:
@@ -596,7 +601,7 @@ def pg_alternate(state, h, c):
         # h below 1.6e-162: the draw, near h^2 / 4, underflows to 0.
         return 0.0
     if h > EXACT_MAX_B:
-        return _pg_shifted_gamma(state, h, c)
+        return _pg_shifted_gamma_call(state, h, c)
     z = 0.5 * abs(c)
     n_parts = 1 if h <= _ALTERNATE_MAX_PART else int(math.ceil(h / _ALTERNATE_MAX_PART))
     part = h / n_parts
@@ -640,7 +645,7 @@ def _pg_sum_of_pg1(state, b, c, n_terms):
     for _ in range(100):
         acc = 0.0
         for _ in range(n_terms):
-            acc += _devroye_draw(state, z, fz, right) - e1
+            acc += _pg_exact_with_call(state, 1.0, c, z, fz, right) - e1
         x = m + scale * acc
         if x > 0.0:
             return x
@@ -693,6 +698,12 @@ def _pg_shifted_gamma(state, b, c):
     return (mean - shape * theta) + theta * standard_gamma(state, shape)
 
 
+@njit(cache=CACHE, nogil=True)
+def _pg_shifted_gamma_call(state, b, c):
+    """:func:`_pg_shifted_gamma` as a call (for the rare b > ``EXACT_MAX_B``)."""
+    return _pg_shifted_gamma(state, b, c)
+
+
 # -------------------------------------------------------------- dispatch
 @njit(cache=CACHE, nogil=True)
 def _pg_limit(b, c):
@@ -708,13 +719,15 @@ def _pg_limit(b, c):
 def _pg_exact_with(state, b, c, z, fz, right):
     """Exact PG(b, c) given the Devroye constants of c (sum rule over int(b)).
 
-    Inlined, and b = 1 returns one Devroye draw before the loop: both measured
-    worth 17 ns of the 30 ns of a PG(1, c) draw in :func:`pg_draw_many`.
+    Inlined into :func:`pg_draw_many` only (which draws b = 1 with
+    :func:`_devroye_draw` itself, before calling this: the early return is
+    worth about 5 ns of a 35 ns PG(1, c) draw there); :func:`pg_exact` and
+    the "pg1" method call the compiled copy :func:`_pg_exact_with_call`.
+    Each inlined copy of :func:`_devroye_draw` costs about 1.5 s of compile
+    time, so it appears once here.
     """
-    if b == 1.0:
-        return _devroye_draw(state, z, fz, right)
     if b > EXACT_MAX_B:
-        return _pg_shifted_gamma(state, b, c)
+        return _pg_shifted_gamma_call(state, b, c)
     n = int(b)
     r = b - n
     x = 0.0
@@ -726,12 +739,21 @@ def _pg_exact_with(state, b, c, z, fz, right):
 
 
 @njit(cache=CACHE, nogil=True)
+def _pg_exact_with_call(state, b, c, z, fz, right):
+    """:func:`_pg_exact_with` as a call (one compiled copy for :func:`pg_exact`
+    and the "pg1" method)."""
+    return _pg_exact_with(state, b, c, z, fz, right)
+
+
+@njit(cache=CACHE, nogil=True)
 def pg_exact(state, b, c):
     """Exact PG(b, c) for finite b > 0 and finite c (see ``EXACT_MAX_B``)."""
     # The envelope constants depend on c only: computed once for the sum.
     z = 0.5 * abs(c)
     fz, right = _devroye_constants(z)
-    return _pg_exact_with(state, b, c, z, fz, right)
+    if b == 1.0:  # the common case of the model kernels: one inlined Devroye draw
+        return _devroye_draw(state, z, fz, right)
+    return _pg_exact_with_call(state, b, c, z, fz, right)
 
 
 @njit(cache=CACHE, nogil=True)
@@ -791,6 +813,9 @@ def pg_draw_many(states, b, c, method, n_terms, out):
                 z = 0.5 * abs(ci)
                 fz, right = _devroye_constants(z)
                 last_c = ci
-            out[i] = _pg_exact_with(state, bi, ci, z, fz, right)
+            if bi == 1.0:  # the hot case: one inlined Devroye draw
+                out[i] = _devroye_draw(state, z, fz, right)
+            else:
+                out[i] = _pg_exact_with(state, bi, ci, z, fz, right)
         else:
             out[i] = pg_draw(state, bi, ci, method, n_terms)
