@@ -818,9 +818,9 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
 
     def _check_fit_counts(self, X, whom):
         """``check_counts`` for ``fit``: against the columns of the kept chain
-        (and ``feature_names_in_``) when a warm start continues it, after a
-        change of shape is reported as one of the continuation (scikit-learn's
-        check speaks of the features a transform expects)."""
+        (and ``feature_names_in_``) when a warm start continues it. A change
+        of shape gets the continuation's error first (scikit-learn's check
+        would speak of the features a transform expects)."""
         continuing = self._continuing()
         shape = getattr(X, "shape", None)
         if continuing and shape is not None and len(shape) == 2:
