@@ -78,13 +78,25 @@ _FRACTIONAL_WARNING_SHARE = 0.5
 _EMPTY_COLUMNS_WARNING_SHARE = 0.25
 
 
+_INT64 = np.iinfo(np.int64)
+
+
 class IntegerInterval(Interval):
     """``Interval(Integral, left, right, closed=...)`` of the parameter
-    constraints without the booleans: ``bool`` is an ``Integral``, so
-    ``n_components=True`` passed scikit-learn's interval as 1 and then failed
-    inside fit in numpy ("an integer is required"), naming no parameter."""
+    constraints without the booleans, and within int64: ``bool`` is an
+    ``Integral``, so ``n_components=True`` passed scikit-learn's interval as 1
+    and then failed inside fit in numpy ("an integer is required"), naming no
+    parameter; an open end (None) is int64's limit, so ``n_components=10**30``
+    is refused by name instead of failing in numpy or numba ("Maximum allowed
+    dimension exceeded", "int too big to convert")."""
 
     def __init__(self, left, right, *, closed):
+        if left is None:
+            left = int(_INT64.min)
+            closed = "left" if closed == "neither" else "both"
+        if right is None:
+            right = int(_INT64.max)
+            closed = "right" if closed == "neither" else "both"
         super().__init__(Integral, left, right, closed=closed)
 
     def is_satisfied_by(self, val):

@@ -143,13 +143,15 @@ def test_fitted_attributes_are_the_documented_ones(estimator):
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda est: type(est).__name__)
 def test_a_boolean_is_not_an_integer_parameter(estimator):
     # bool is an Integral: n_components=True passed scikit-learn's interval as
-    # 1 and then failed inside fit in numpy ("an integer is required").
+    # 1 and then failed inside fit in numpy ("an integer is required"); and
+    # integers beyond int64 (n_components=10**30) failed in numpy or numba.
     integers = [name for name, constraints in estimator._parameter_constraints.items()
                 if any(getattr(c, "type", None) is Integral for c in constraints)]
     assert integers
     for name in integers:
-        with pytest.raises(InvalidParameterError, match=name):
-            clone(estimator).set_params(**{name: True})._validate_params()
+        for value in (True, 10**30, -10**30):
+            with pytest.raises(InvalidParameterError, match=name):
+                clone(estimator).set_params(**{name: value})._validate_params()
 
 
 @pytest.mark.parametrize("estimator", [e for e in ESTIMATORS if "pg_terms" in e.get_params()],
