@@ -161,16 +161,18 @@ class ProgressReporter:
         return self
 
     def __exit__(self, *exc_info):
-        # A fit interrupted or failed mid-bar: end the bar's line, so that
-        # the traceback or the next output starts on a line of its own.
+        # A fit interrupted or failed mid-bar: the traceback or the next
+        # output starts on a line of its own.
+        self._end_bar()
+        self.stream.flush()
+
+    def _end_bar(self):
+        """End the line of a bar left on screen."""
         if self._line_open:
             self.stream.write("\n")
-            self.stream.flush()
             self._line_open = False
 
     def _print(self, message):
         """A whole line ``[name] message``, after ending a bar left on screen."""
-        if self._line_open:
-            self.stream.write("\n")
-            self._line_open = False
+        self._end_bar()
         print(f"[{self.name}] {message}", file=self.stream, flush=True)

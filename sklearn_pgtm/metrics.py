@@ -14,7 +14,6 @@ together in a reference corpus (UMass, NPMI and C_V, as in gensim's
 ``CoherenceModel``; User Guide: :ref:`coherence`).
 """
 
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state

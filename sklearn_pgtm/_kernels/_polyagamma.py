@@ -719,12 +719,14 @@ def _pg_limit(b, c):
 def _pg_exact_with(state, b, c, z, fz, right):
     """Exact PG(b, c) given the Devroye constants of c (sum rule over int(b)).
 
-    Inlined into :func:`pg_draw_many` only (which draws b = 1 with
-    :func:`_devroye_draw` itself, before calling this: the early return is
-    worth about 5 ns of a 35 ns PG(1, c) draw there); :func:`pg_exact` and
-    the "pg1" method call the compiled copy :func:`_pg_exact_with_call`.
-    Each inlined copy of :func:`_devroye_draw` costs about 1.5 s of compile
-    time, so it appears once here.
+    Inlined into :func:`pg_draw_many` only; :func:`pg_exact` (for b other
+    than 1) and the "pg1" method call the compiled copy
+    :func:`_pg_exact_with_call`. Both callers that draw b = 1 often,
+    :func:`pg_draw_many` and :func:`pg_exact`, inline :func:`_devroye_draw`
+    for it before coming here (the early return is worth about 5 ns of a
+    35 ns PG(1, c) draw in :func:`pg_draw_many`). Each inlined copy of
+    :func:`_devroye_draw` costs about 1.5 s of compile time, so it appears
+    once here.
     """
     if b > EXACT_MAX_B:
         return _pg_shifted_gamma_call(state, b, c)
