@@ -15,7 +15,7 @@ from numbers import Real
 
 import numpy as np
 from scipy.linalg.lapack import dpstrf
-from scipy.special import expit, log_expit
+from scipy.special import expit, log_expit, ndtr
 from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor
@@ -78,6 +78,11 @@ __all__ = ["ColumnKernel", "MultinomialGaussianProcess"]
 # up to 3% at sd = 10, the poles slow it down).
 _QUAD_HALF_WIDTH = 9.0
 _QUAD_STEP = 0.1
+# Above this sd the rule would need more than 1,801 nodes (1.8e16 at sd =
+# 1e15, a user's jitter of 1e30); there E[sigmoid(psi)] is Phi(m / sd) plus
+# the first two terms of its expansion in 1 / sd^2 (_wide_sigmoid), whose
+# next term is below 1e-11 at sd = 100.
+_QUAD_MAX_SD = 100.0
 # Initial random-walk step (log-hyperparameters) of the Metropolis update,
 # adapted during burn-in towards this acceptance rate (Roberts, Gelman &
 # Gilks 1997: ~0.44 in one dimension, ~0.23 in many).
@@ -327,17 +332,40 @@ def _quadrature(n_nodes):
 
 def _expected_sigmoid(mean, var):
     """``E[sigmoid(psi)]`` for ``psi ~ N(mean, var)`` (elementwise), and
-    ``E[sigmoid(-psi)]``, by the trapezoid rule (step ``min(0.1, 1 / sd)``
-    standard deviations for the largest sd)."""
+    ``E[sigmoid(-psi)]``: by the trapezoid rule (step ``min(0.1, 1 / sd)``
+    standard deviations for the largest sd up to 100), by
+    :func:`_wide_sigmoid` where the sd is larger."""
     mean, sd = np.broadcast_arrays(mean, np.sqrt(var))
     shape = mean.shape
-    step = min(_QUAD_STEP, 1.0 / max(float(sd.max(initial=0.0)), 1e-300))
-    nodes, weights = _quadrature(int(np.ceil(2 * _QUAD_HALF_WIDTH / step - 1e-9)) + 1)
     mean = np.ascontiguousarray(mean, dtype=np.float64).ravel()
     sd = np.ascontiguousarray(sd, dtype=np.float64).ravel()
     p_stick, p_rest = np.empty(mean.shape), np.empty(mean.shape)
-    expected_sigmoids(mean, sd, nodes, weights, p_stick, p_rest)
+    wide = sd > _QUAD_MAX_SD
+    if wide.any():
+        p_stick[wide], p_rest[wide] = _wide_sigmoid(mean[wide], sd[wide])
+        mean, sd = mean[~wide], sd[~wide]
+    step = min(_QUAD_STEP, 1.0 / max(float(sd.max(initial=0.0)), 1e-300))
+    nodes, weights = _quadrature(int(np.ceil(2 * _QUAD_HALF_WIDTH / step - 1e-9)) + 1)
+    narrow = (np.empty(mean.shape), np.empty(mean.shape))
+    expected_sigmoids(mean, sd, nodes, weights, *narrow)
+    p_stick[~wide], p_rest[~wide] = narrow
     return p_stick.reshape(shape), p_rest.reshape(shape)
+
+
+def _wide_sigmoid(mean, sd):
+    """``E[sigmoid(psi)]`` and ``E[sigmoid(-psi)]`` for ``psi ~ N(mean, sd^2)``
+    with a large ``sd``: with ``z = mean / sd``,
+    ``Phi(z) - pi^2 / 6 z phi(z) / sd^2 - 7 pi^4 / 360 (z^3 - 3 z) phi(z) / sd^4``.
+
+    ``sigmoid - step`` is odd, so only the odd derivatives of the density at 0
+    enter, times its moments ``-pi^2 / 6`` and ``-7 pi^4 / 60``; the next term
+    is of order ``sd^-6``.
+    """
+    z = mean / sd
+    density = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+    correction = density * (math.pi ** 2 / 6.0 * z / sd ** 2
+                            + 7.0 * math.pi ** 4 / 360.0 * (z ** 3 - 3.0 * z) / sd ** 4)
+    return ndtr(z) - correction, ndtr(-z) + correction
 
 
 def _stick_probabilities(p_stick, p_rest):

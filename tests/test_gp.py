@@ -142,10 +142,11 @@ def test_log_marginal_matches_dense():
 
 
 @pytest.mark.parametrize("mean", [-12.0, -2.0, 0.0, 3.0])
-@pytest.mark.parametrize("sd", [0.01, 1.0, 4.0, 10.0, 30.0, 100.0])
+@pytest.mark.parametrize("sd", [0.01, 1.0, 4.0, 10.0, 30.0, 100.0, 101.0, 1e3, 1e15])
 def test_expected_sigmoid_matches_numerical_integration(mean, sd):
     # sd 30 and 100 (predictions far from the data): a fixed step of 0.1 sd
-    # was off by 5e-4 and 1.4e-2 there.
+    # was off by 5e-4 and 1.4e-2 there. Above 100 the expansion in 1 / sd^2;
+    # sd 1e15 (a jitter of 1e30) asked the rule for 1.8e16 nodes.
     got, got_rest = _expected_sigmoid(np.array([mean]), np.array([sd * sd]))
     ref = integrate.quad(lambda x: expit(x) * stats.norm.pdf(x, mean, sd),
                          mean - 12 * sd, mean + 12 * sd, points=[0.0], epsabs=0, epsrel=1e-11,
