@@ -938,7 +938,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         self.category_order_ = self._category_order(counts)
         # Category counts in stick order plus the pseudo-count: the prior's
         # offsets and their calibration target.
-        freq = (counts[self.category_order_] + self.offset_pseudo_count).astype(np.float64)
+        freq = counts[self.category_order_] + float(self.offset_pseudo_count)
         data = self._stick_data(X, seq_ptr)
         prior = self._prior_of(freq)
         n_threads = self._threads(max(data.n_rows, X.shape[1]))

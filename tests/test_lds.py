@@ -1114,3 +1114,12 @@ def test_transform_of_rows_without_counts_is_the_prior_mean():
     lds = MultinomialLDS(2, max_iter=4, n_infer_iter=4, random_state=0).fit(X)
     np.testing.assert_allclose(lds.transform(np.zeros((6, 6)), lengths=[4, 2]), 0.0,
                                atol=1e-12)
+
+
+def test_offset_pseudo_count_may_be_a_python_integer(small_fit):
+    # An integer beyond int64 (10**30, a valid real) overflowed when added to
+    # the integer category counts ("Python int too large to convert to C long").
+    X, _ = small_fit
+    fits = [MultinomialLDS(2, max_iter=3, offset_pseudo_count=value, random_state=0).fit(X)
+            for value in (10**30, 1e30)]
+    np.testing.assert_array_equal(fits[0].emission_offset_, fits[1].emission_offset_)
