@@ -97,6 +97,9 @@ def test_import_and_fit_on_a_read_only_install():
         import sklearn_pgtm
     messages = [str(w.message) for w in caught if "NUMBA_CACHE_DIR" in str(w.message)]
     assert len(messages) == 1, messages
+    # Named where the user's code imported the package (it named _random.py).
+    places = [w.filename for w in caught if "NUMBA_CACHE_DIR" in str(w.message)]
+    assert places == ["<string>"], places
     from sklearn_pgtm._kernels._config import CACHE
     assert CACHE is False
     X = np.random.RandomState(0).poisson(1.0, size=(20, 8))

@@ -20,6 +20,7 @@ to the cache, clears the folder's cached kernels when it changes.
 
 import hashlib
 import os
+import sys
 import tempfile
 import warnings
 
@@ -90,10 +91,29 @@ if CACHE:
     except OSError:  # the cache stays as numba left it; never fail the import
         pass
 
+
+def _stacklevel_outside_package():
+    """The ``stacklevel`` of a warning issued by this function's caller that
+    names the first frame outside this package (the user's import), skipping
+    importlib's frames as :func:`warnings.warn` does."""
+    package = os.path.dirname(_FOLDER) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+        while frame is not None and _is_importlib(frame):
+            frame = frame.f_back
+    return level
+
+
+def _is_importlib(frame):
+    name = frame.f_code.co_filename
+    return "importlib" in name and "_bootstrap" in name
+
+
 if not CACHE:
     warnings.warn(
         "sklearn_pgtm: no writable place to cache the compiled numba kernels (the package "
         "directory, NUMBA_CACHE_DIR and the user cache directory are read-only); they are "
         "compiled in memory in every process, which takes tens of seconds at first use. Set "
         "the environment variable NUMBA_CACHE_DIR to a writable directory to cache them.",
-        RuntimeWarning, stacklevel=2)
+        RuntimeWarning, stacklevel=_stacklevel_outside_package())
