@@ -452,6 +452,10 @@ def test_sample_transform_draws_the_posterior_of_one_word_documents(dynamic_corp
         total * (total + 1))
     np.testing.assert_allclose(draws.mean(axis=0), mean, atol=0.02)
     np.testing.assert_allclose((draws ** 2).mean(axis=0), second, atol=0.02)
+    # transform: the same posterior mean, the prior included (the token
+    # shares n_dk / N_d were 0.3 off here and passed on long documents).
+    theta = copy.deepcopy(fitted).set_params(n_infer_iter=1000).transform(docs, label)
+    np.testing.assert_allclose(theta, mean, atol=0.05)
     # Deterministic; a document's draws depend neither on the batch, its
     # order, nor n_jobs; their mean is near transform's.
     few = fitted.sample_transform(X[:6], n_samples=40)
@@ -524,6 +528,12 @@ def test_attributes_shapes_and_meaning(dynamic_corpus, fitted):
     assert fitted.n_iter_ == 120 and fitted.n_features_in_ == n_words
     assert fitted.doc_topic_prior_ == 0.3 and fitted.chain_variance_ == 0.3
     assert np.all(np.isfinite(fitted.topic_prevalence_))
+    # Prevalence: the slice mean of the documents' posterior mean proportions
+    # (n_dk + alpha) / (N_d + K alpha), not of the token shares n_dk / N_d;
+    # with 60 documents of 60 tokens per slice, a closed form of components_.
+    per_document = (fitted.components_.sum(axis=2) - 1.0) / 60
+    np.testing.assert_allclose(fitted.topic_prevalence_,
+                               (per_document + 0.3) / (60 + n_topics * 0.3), rtol=1e-9)
 
 
 def test_reproducible_and_independent_of_n_jobs(dynamic_corpus):

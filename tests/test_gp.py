@@ -16,7 +16,7 @@ import pickle
 import numpy as np
 import pytest
 from scipy import integrate, stats
-from scipy.special import expit
+from scipy.special import expit, logit
 from sklearn.base import clone
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import (
@@ -233,13 +233,14 @@ def test_geweke_rejects_a_wrong_conditional():
 
 
 # -------------------------------------------------------------- recovery
-def _draw_from_model(seed, n_inputs=40, n_categories=4, total=60, kernel=None):
+def _draw_from_model(seed, n_inputs=40, n_categories=4, total=60, kernel=None, mu=0.5):
+    """Counts at uniform inputs on [0, 10]; offsets linspace(-mu, mu)."""
     rng = np.random.default_rng(seed)
     u = np.sort(rng.uniform(0, 10, size=n_inputs))[:, None]
     kernel = kernel or ConstantKernel(1.5) * Matern(2.0, nu=2.5)
     kmat = kernel_matrix(kernel, u, 0.0)
     f = prior_factor(kmat) @ rng.standard_normal((n_inputs, n_categories - 1))
-    mu = np.linspace(-0.5, 0.5, n_categories - 1)
+    mu = np.linspace(-mu, mu, n_categories - 1)
     y = _draw_counts(rng, np.full(n_inputs, total), f + mu)
     return u, y, f + mu, kernel
 
@@ -773,3 +774,120 @@ def test_hyperparameter_metropolis_targets_their_marginal_posterior():
         trace[i] = state.theta[0]
     assert abs(trace.mean() - mean) < 4.5 * batch_means_se(trace), (trace.mean(), mean)
     assert abs(trace.std() / sd - 1) < 0.1, (trace.std(), sd)
+
+
+# ------------------------------ post-fit outputs against per-sweep oracles
+# With omega of each kept sweep fixed, the logits of stick 0 at new inputs are
+# Gaussian: mean mu + K*(K + W^-1)^-1 (h / w), covariance K** - K*(K + W^-1)^-1
+# K*^T (h = kappa - omega mu), with the kernel under which that sweep was
+# drawn. Written out densely here; two categories, so that a drawn
+# probability gives its logit back exactly.
+def _two_category_fit(seed, total, hyperparameters, max_iter, burn_in, kernel, amplitude=1.0):
+    rng = np.random.default_rng(seed)
+    u = np.linspace(0.0, 6.0, 10)[:, None]
+    p = expit(amplitude * np.sin(u[:, 0]))
+    y = np.array([rng.multinomial(total, [q, 1 - q]) for q in p])
+    return u, MultinomialGaussianProcess(kernel, hyperparameters=hyperparameters,
+                                         max_iter=max_iter, burn_in=burn_in,
+                                         random_state=seed).fit(u, y)
+
+
+def _per_sweep_moments(gp, u, new):
+    """Mean (n_sweeps, n_new) and covariance (n_sweeps, n_new, n_new) of f_0."""
+    thetas = getattr(gp, "hyperparameter_samples_", [gp.kernel_.theta] * len(gp._omega))
+    means, covs = [], []
+    for theta, omega in zip(thetas, gp._omega):
+        kernel = gp.kernel_.clone_with_theta(theta)
+        w = omega[:, 0]
+        h = gp._kappa[:, 0] - w * gp.mean_[0]
+        gain = kernel(new, u) @ np.linalg.inv(kernel(u) + np.diag(1.0 / w))
+        means.append(gain @ (h / w))
+        covs.append(kernel(new) - gain @ kernel(new, u).T)
+    return np.array(means), np.array(covs)
+
+
+def _check_predict_latent(gp, u, new):
+    # The sd is the law of total variance over the sweeps (dropping the
+    # spread of the sweeps' means passed the coverage test).
+    means, covs = _per_sweep_moments(gp, u, new)
+    mean, sd = gp.predict_latent(new, return_std=True)
+    np.testing.assert_allclose(mean[:, 0], gp.mean_[0] + means.mean(axis=0), rtol=1e-8,
+                               atol=1e-10)
+    variances = np.diagonal(covs, axis1=1, axis2=2)
+    np.testing.assert_allclose(sd[:, 0], np.sqrt(variances.mean(axis=0) + means.var(axis=0)),
+                               rtol=1e-6)
+
+
+def _check_sample_y(gp, u, new, n=20000, seed=0):
+    # The draws pick a kept sweep uniformly: the mixture's mean and
+    # covariance (a transposed factor of the covariance passed the test
+    # against predict, which sees means only).
+    means, covs = _per_sweep_moments(gp, u, new)
+    psi = logit(gp.sample_y(new, n_samples=n, random_state=seed)[:, 0, :]) - gp.mean_[0]
+    mix_cov = covs.mean(axis=0) + np.cov(means.T, bias=True)
+    sd = np.sqrt(np.diag(mix_cov))
+    assert np.all(np.abs(psi.mean(axis=1) - means.mean(axis=0)) < 5 * sd / np.sqrt(n))
+    se = np.sqrt((np.outer(sd, sd) ** 2 + mix_cov ** 2) / n)  # of a Gaussian's
+    assert np.all(np.abs(np.cov(psi) - mix_cov) < 5 * se + 0.02 * sd.max() ** 2)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_predict_latent_and_sample_y_against_the_kept_sweeps(seed):
+    kernel = ConstantKernel(1.5) * RBF(1.2)
+    new = np.array([[0.3], [2.9], [4.4], [8.0]])
+    # Few counts: omega, hence each sweep's mean, varies between sweeps.
+    u, gp = _two_category_fit(seed, 3, "fixed", 40, 10, kernel)
+    _check_predict_latent(gp, u, new)
+    # One kept sweep: one Gaussian.
+    u, gp = _two_category_fit(seed, 20, "fixed", 6, 5, kernel)
+    assert len(gp._omega) == 1
+    _check_sample_y(gp, u, new, seed=seed + 10)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sampled_kernels_enter_the_predictions_of_their_own_sweeps(seed):
+    # hyperparameters="sample": each kept sweep's omega was drawn under its
+    # own kernel (kernel_ for every sweep passed the other tests).
+    kernel = ConstantKernel(1.0, (0.05, 20.0)) * RBF(1.0, (0.2, 10.0))
+    u, gp = _two_category_fit(seed, 8, "sample", 60, 20, kernel, amplitude=1.5)
+    assert np.ptp(gp.hyperparameter_samples_, axis=0).max() > 0.1  # the kernels differ
+    _check_predict_latent(gp, u, np.array([[0.3], [2.9], [4.4], [8.0]]))
+    _check_sample_y(gp, u, np.array([[0.5], [3.0], [8.5]]), seed=seed)
+
+
+def _inverse_stick_breaking(p):
+    """psi_k = log p_k - log sum_{j > k} p_j, by NumPy (rows need not sum to 1)."""
+    tail = np.cumsum(p[:, ::-1], axis=1)[:, ::-1]
+    return np.log(p[:, :-1]) - np.log(tail[:, 1:])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_empirical_kernel_is_the_regression_on_the_logits_less_the_offsets(seed):
+    # Oracle: scikit-learn's regressor (kernel + white noise) on the
+    # empirical logits less mu, both computed here. With offsets of -2 and 2
+    # the logits themselves inflate the fitted variance about twofold, which
+    # the recovery test's factor-2 bounds accepted.
+    u, y, _, _ = _draw_from_model(seed, n_inputs=40, n_categories=3, total=500, mu=2.0,
+                                  kernel=ConstantKernel(1.5) * RBF(2.0))
+    kernel = ConstantKernel(1.0) * Matern(1.0, nu=2.5)
+    gp = MultinomialGaussianProcess(kernel, max_iter=2, burn_in=1, random_state=0).fit(u, y)
+    mu = _inverse_stick_breaking(y.sum(axis=0, keepdims=True) + 0.1)[0]
+    np.testing.assert_allclose(gp.mean_, mu, rtol=1e-10)
+    oracle = GaussianProcessRegressor(kernel + WhiteKernel(1.0, (1e-5, 1e5)), random_state=0)
+    oracle.fit(u, _inverse_stick_breaking(y + 0.1) - mu)
+    np.testing.assert_allclose(gp.kernel_.theta, oracle.kernel_.k1.theta, rtol=1e-4, atol=1e-4)
+    assert gp.log_marginal_likelihood_value_ == pytest.approx(
+        oracle.log_marginal_likelihood_value_, rel=1e-6)
+
+
+def test_score_is_the_log_predictive_per_count(data):
+    # sum Y log p / sum Y with p = predict (the docstring): unchanged when
+    # every count doubles (a mean per input doubles; the tests before saw
+    # only that the score is finite and negative).
+    u, y = data
+    gp = MultinomialGaussianProcess(max_iter=20, burn_in=10, random_state=0).fit(u, y)
+    new = np.array([[0.5], [2.5], [4.0], [7.7]])
+    y_new = np.array([[1, 0, 2, 0], [10, 25, 4, 3], [0, 3, 0, 0], [7, 1, 1, 9]], dtype=float)
+    expected = np.sum(y_new * np.log(gp.predict(new))) / y_new.sum()
+    assert gp.score(new, y_new) == pytest.approx(expected, rel=1e-10)
+    assert gp.score(new, 2 * y_new) == pytest.approx(expected, rel=1e-10)
