@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_pgtm import EmpiricalBayesLDA
+from sklearn_pgtm import _base as base
 from sklearn_pgtm._eblda import _disagreement_threshold, _pooled_covariance
 from sklearn_pgtm._priors import ConsensusDensity, RaoBlackwellDensity
 
@@ -526,8 +527,6 @@ def test_trend_warning_judges_the_final_sweeps(monkeypatch):
     """The trace moves from the first chain to the final one when the final
     sweeps start; the log-likelihood warning judges those sweeps only, and
     names n_final_iter without warm_start (the estimator has none)."""
-    import sklearn_pgtm._base as base
-
     judged = {}
 
     def record(trace, whom, setting="max_iter", n_tokens=None, can_continue=True, note=""):
@@ -773,3 +772,29 @@ def test_batch_means_covariance_oracle():
     expected = 4 / (3 - 1) * diff.T @ diff / 14
     got = _batch_means_covariance(shapes, rates, (1.0, 1e-12), h_hat, 3)
     np.testing.assert_allclose(got, expected, rtol=1e-4)
+
+
+@pytest.mark.parametrize("n_final_iter", [10, 7])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_components_average_the_second_half_of_the_final_sweeps(monkeypatch, n_final_iter,
+                                                                seed):
+    # The docstring: the topics are averaged over the second half of the
+    # final sweeps, max(n_final_iter // 2, 1) of them; a spy records each
+    # kept sweep's counts (one sweep fewer passed every test; mutation testing).
+    X, _ = lda_corpus(150, 60, 3, 40, 0.3, 0.2, seed=8)
+    recorded = []
+    original = base.GibbsRun.keep_counts
+
+    def spy(self):
+        recorded.append(self.chain.word_topic.copy())
+        original(self)
+
+    monkeypatch.setattr(base.GibbsRun, "keep_counts", spy)
+    model = EmpiricalBayesLDA(3, n_samples=40, burn_in=20, n_final_iter=n_final_iter,
+                              random_state=seed).fit(X)
+    assert len(recorded) == max(n_final_iter // 2, 1)
+    expected = np.mean(recorded, axis=0).T + model.topic_word_prior_
+    # components_ holds the final chain's topics in the reference labels.
+    cost = np.abs(model.components_[:, None, :] - expected[None, :, :]).sum(axis=2)
+    rows, cols = linear_sum_assignment(cost)
+    assert cost[rows, cols].max() < 1e-9

@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_pgtm import CorrelatedTopicModel, GibbsLDA
+from sklearn_pgtm import _base as base
 
 from _corpora import lda_corpus
 
@@ -320,3 +321,29 @@ def test_grid_search_over_n_components_finds_the_true_number_of_topics(estimator
         warnings.simplefilter("ignore", ConvergenceWarning)
         grid = GridSearchCV(estimator, {"n_components": [2, 5, 15]}, cv=3).fit(X)
     assert grid.best_params_ == {"n_components": 5}
+
+
+@pytest.mark.parametrize("n_infer_iter", [1, 2, 9, 24])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_transform_averages_exactly_the_documented_sweeps(monkeypatch, n_infer_iter, seed):
+    # The inference sweeps' counts recorded by a spy, averaged with NumPy
+    # over the last averaged_sweeps(n_infer_iter) of them, plus alpha. One
+    # sweep fewer (still divided by the window's length) passed every test
+    # of GibbsLDA (mutation testing).
+    X, _ = lda_corpus(60, 40, 3, 30, 0.3, 0.2, seed=seed)
+    model = GibbsLDA(3, max_iter=40, burn_in=20, n_infer_iter=n_infer_iter,
+                     random_state=seed).fit(X)
+    recorded = []
+    original = base.infer_topics
+
+    def spy(tokens, *args, **kwargs):
+        original(tokens, *args, **kwargs)
+        recorded.append(tokens.doc_topic.copy())
+
+    monkeypatch.setattr(base, "infer_topics", spy)
+    theta = model.transform(X[:10])
+    assert len(recorded) == n_infer_iter
+    n_average = base.averaged_sweeps(n_infer_iter)
+    expected = np.mean(recorded[n_infer_iter - n_average:], axis=0) + model.doc_topic_prior_
+    expected /= expected.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(theta, expected, rtol=1e-12, atol=1e-14)

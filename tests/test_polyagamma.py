@@ -375,3 +375,35 @@ def test_alternate_method_matches_cdf_above_one(b):
 
     x = draw(make_streams(5, 1), N)
     assert stats.kstest(x, lambda t: polyagamma_cdf(t, b, 2.0)).pvalue > 1e-3
+
+
+# The truncated sampler is rescaled to the exact mean for any number of terms,
+# so only its variance shows how many terms it keeps: with weights
+# w_k = 1 / ((k - 1/2)^2 + c^2 / (4 pi^2)), k = 1..M, and g_k ~ Gamma(b, 1),
+# Var = E[PG(b, c)]^2 sum w_k^2 / (b (sum w_k)^2). (M - 1 terms, or c / pi in
+# the weights, passed the tests of the mean; found by mutation testing.)
+_N_TRUNCATED = 200_000
+
+
+def _truncated_variance(b, c, n_terms):
+    k = np.arange(1, n_terms + 1)
+    w = 1.0 / ((k - 0.5) ** 2 + c**2 / (4 * np.pi**2))
+    return pg_mean(b, c) ** 2 * np.sum(w**2) / (b * np.sum(w) ** 2)
+
+
+@pytest.mark.parametrize("b, c, n_terms", [(1.0, 0.0, 1), (1.0, 0.0, 2), (2.5, 3.0, 2),
+                                           (25.0, 10.0, 4), (4.0, 1.0, 3)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_truncated_variance_is_that_of_n_terms(b, c, n_terms, seed):
+    x = random_polyagamma(b, c, method="truncated", n_terms=n_terms, size=_N_TRUNCATED,
+                          random_state=seed)
+    assert np.all(np.isfinite(x)) and np.all(x > 0)
+    var = _truncated_variance(b, c, n_terms)
+    # Standard error of the sample variance from the sample's fourth central moment.
+    centred = x - x.mean()
+    se = np.sqrt(max(np.mean(centred**4) - np.var(x) ** 2, 0.0) / _N_TRUNCATED)
+    assert abs(np.var(x) - var) < 5 * se, (np.var(x), var, se)
+    # And the variance for one term fewer is far outside that band (the test
+    # can tell n_terms from n_terms - 1).
+    if n_terms > 1:
+        assert abs(_truncated_variance(b, c, n_terms - 1) - var) > 10 * se

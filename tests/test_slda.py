@@ -1370,3 +1370,40 @@ def test_weights_are_drawn_given_each_documents_own_topic_frequencies(monkeypatc
         np.testing.assert_allclose(zbar.sum(axis=1), (lengths > 0).astype(float))
         counts = zbar * lengths[:, None]
         np.testing.assert_allclose(counts, np.rint(counts), atol=1e-9)
+
+
+# With one topic every document's topic frequencies are (1,), so the binary
+# chain is the Polya-Gamma sampler of the one-dimensional posterior
+# N(eta | 0, nu^2) prod_d exp(c y_d eta) / (1 + exp(eta))^c, whose mean a
+# quadrature gives. This pins kappa_d = c (y_d - 1/2) with lambda_d ~ PG(c,
+# omega_d): kappa = y - 1/2 passed the Geweke and recovery tests, caught only
+# by an error-message test (mutation testing).
+def _one_topic_posterior_moments(y, c, prior_variance):
+    grid = np.linspace(-8.0, 8.0, 40001)
+    n1, n = y.sum(), y.size
+    log_post = (-0.5 * grid**2 / prior_variance
+                + c * (n1 * log_expit(grid) + (n - n1) * log_expit(-grid)))
+    w = np.exp(log_post - log_post.max())
+    mean = np.sum(grid * w) / np.sum(w)
+    sd = np.sqrt(np.sum((grid - mean) ** 2 * w) / np.sum(w))
+    return mean, sd
+
+
+@pytest.mark.parametrize("c, n_pos, n_docs", [(4.0, 15, 20), (1.0, 6, 20), (2.0, 9, 30)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_one_topic_weights_are_the_posterior_mean_of_the_c_powered_logistic(c, n_pos, n_docs,
+                                                                          seed):
+    rng = np.random.RandomState(seed)
+    X = rng.poisson(3.0, size=(n_docs, 8)) + 1  # no empty document
+    y = np.zeros(n_docs, dtype=int)
+    y[rng.permutation(n_docs)[:n_pos]] = 1
+    n_iter, burn_in = 3000, 200
+    model = GibbsSLDAClassifier(n_components=1, c=c, prior_variance=1.0, max_iter=n_iter,
+                                burn_in=burn_in, prediction="average", split_merge=False,
+                                pg_method="exact", doc_topic_prior=1.0, topic_word_prior=0.1,
+                                random_state=seed).fit(X, y)
+    mean, sd = _one_topic_posterior_moments(y, c, 1.0)
+    # Monte Carlo error of the mean of 2800 draws of a fast-mixing chain:
+    # below 2 sd / sqrt(2800 / 4) = 0.076 sd (allowing an integrated
+    # autocorrelation time of 4).
+    assert abs(model.coef_.ravel()[0] - mean) < 0.2 * sd, (model.coef_, mean, sd)

@@ -8,6 +8,8 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy import stats
+from scipy.special import gammaln
 
 from sklearn_pgtm import GibbsLDA, GibbsSLDAClassifier
 from sklearn_pgtm._base import to_tokens
@@ -303,3 +305,58 @@ def test_rounds_are_due_every_25_sweeps_of_the_first_half_of_the_burn_in(burn_in
     # burn_in // 2, none later.
     due = [i + 1 for i in range(2 * burn_in + 60) if SplitMerge.due(i, burn_in)]
     assert due == list(range(25, burn_in // 2 + 1, 25))
+
+
+
+# The restricted scans of a split move each token of the topic with
+# p(part j) proportional to (d_j + alpha)(w_j + beta) / (n_j + V beta), counts
+# without the token (Jain & Neal 2004). The gain test above holds for any
+# split, so a wrong conditional (part 0's total counted with the token)
+# passed it (mutation testing). Oracle: after 25 scans the labelled split of
+# a 5-token topic follows exp(log joint of the parts) (all 2^5 splits).
+_SCAN_PRIORS = (0.5, 0.1)
+_SCAN_DOCS = np.array([0, 0, 0, 1, 1], dtype=np.int64)  # D = 2
+_SCAN_WORDS = np.array([0, 1, 1, 1, 2], dtype=np.int64)  # V = 3
+
+
+def _log_joint_of_parts(part):
+    """log joint of the two parts, terms that do not depend on the split dropped."""
+    alpha, beta = _SCAN_PRIORS
+    total = 0.0
+    for side in (0, 1):
+        mask = part == side
+        total += gammaln(np.bincount(_SCAN_DOCS[mask], minlength=2) + alpha).sum()
+        total += gammaln(np.bincount(_SCAN_WORDS[mask], minlength=3) + beta).sum()
+        total -= gammaln(mask.sum() + 3 * beta)
+    return total
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_restricted_scans_sample_the_restricted_posterior(seed):
+    n = _SCAN_DOCS.shape[0]
+    # Two topics: topic 0 holds the five tokens, topic 1 is empty.
+    doc_topic = np.zeros((2, 2), dtype=np.int32)
+    word_topic = np.zeros((3, 2), dtype=np.int32)
+    np.add.at(doc_topic, (_SCAN_DOCS, 0), 1)
+    np.add.at(word_topic, (_SCAN_WORDS, 0), 1)
+    offsets = np.array([0, n, n], dtype=np.int64)
+    n_rep = 6000
+    states = make_streams(seed, n_rep)
+    codes = np.empty(n_rep, dtype=np.int64)
+    for r in range(n_rep):
+        _, parts = split_every_topic(offsets, _SCAN_DOCS, _SCAN_WORDS, doc_topic, word_topic,
+                                     *_SCAN_PRIORS, 25, states[r])
+        codes[r] = int(np.dot(parts.astype(np.int64), 1 << np.arange(n)))
+    splits = [np.array(p) for p in itertools.product((0, 1), repeat=n)]
+    code_of = [int(np.dot(p, 1 << np.arange(n))) for p in splits]
+    log_w = np.array([_log_joint_of_parts(p) for p in splits])
+    prob = np.exp(log_w - log_w.max())
+    prob /= prob.sum()
+    observed = np.bincount(codes, minlength=2**n)[code_of]
+    expected = prob * n_rep
+    rare = expected < 5  # pooled into one cell
+    obs = np.append(observed[~rare], observed[rare].sum())
+    exp = np.append(expected[~rare], expected[rare].sum())
+    if exp[-1] == 0:
+        obs, exp = obs[:-1], exp[:-1]
+    assert stats.chisquare(obs, exp).pvalue > 1e-3
