@@ -362,9 +362,10 @@ def _wide_sigmoid(mean, sd):
     is of order ``sd^-6``.
     """
     z = mean / sd
-    density = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
-    correction = density * (math.pi ** 2 / 6.0 * z / sd ** 2
-                            + 7.0 * math.pi ** 4 / 360.0 * (z ** 3 - 3.0 * z) / sd ** 4)
+    near = np.clip(z, -40.0, 40.0)  # the density is 0 beyond; z^3 may overflow
+    density = np.exp(-0.5 * near * near) / math.sqrt(2.0 * math.pi)
+    correction = density * (math.pi ** 2 / 6.0 * near / sd ** 2
+                            + 7.0 * math.pi ** 4 / 360.0 * (near ** 3 - 3.0 * near) / sd ** 4)
     return ndtr(z) - correction, ndtr(-z) + correction
 
 
