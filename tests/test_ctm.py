@@ -1090,3 +1090,38 @@ def test_scan_with_a_jump_of_more_than_30_matches_a_numpy_reference(seed):
     assert np.mean(ref[:, 0] > 30.0) > 0.99
     for k in range(2):
         assert stats.ks_2samp(eta[:, k], ref[:, k]).pvalue > 1e-3, k
+
+
+# transform averages the proportions of all its n_infer_iter sweeps but the
+# first max(n // 8, min(5, n // 2)) (one sweep fewer passed every test;
+# mutation testing). Public API only: the inference chain does not depend on
+# n_infer_iter, so sample_transform with n_infer_iter = s gives the
+# proportions of sweeps s, s + 1, ... of the same chain.
+def _small_lda_counts(seed, n_docs=40, n_words=30, n_topics=3, length=25):
+    rng = np.random.RandomState(seed)
+    phi = rng.dirichlet(np.full(n_words, 0.2), size=n_topics)
+    theta = rng.dirichlet(np.full(n_topics, 0.5), size=n_docs)
+    return np.vstack([rng.multinomial(length, theta[d] @ phi) for d in range(n_docs)])
+
+
+@pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_transform_averages_exactly_the_documented_sweeps(link, seed):
+    X = _small_lda_counts(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = CorrelatedTopicModel(3, link=link, max_iter=30, burn_in=15, n_infer_iter=10,
+                                     random_state=seed).fit(X)
+    docs = X[:8]
+    for n in (6, 9, 16, 24):
+        skipped = max(n // 8, min(5, n // 2))
+        theta = model.set_params(n_infer_iter=n).transform(docs)
+        draws = model.set_params(n_infer_iter=skipped).sample_transform(
+            docs, n_samples=n - skipped)
+        expected = draws.mean(axis=0)
+        expected /= expected.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(theta, expected, rtol=1e-12, atol=1e-15)
+        # the window matters: one sweep fewer gives another average
+        fewer = draws[1:].mean(axis=0)
+        fewer /= fewer.sum(axis=1, keepdims=True)
+        assert np.abs(fewer - theta).max() > 1e-9

@@ -1,5 +1,7 @@
 """Tests of the embedded religion corpus and its loader."""
 
+import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -7,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from sklearn_pgtm.datasets import load_religion_corpus
+from sklearn_pgtm.datasets import load_religion_corpus, load_wonderland
 from sklearn_pgtm.datasets import _build_religion
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -128,3 +130,28 @@ def test_rebuild_gives_identical_arrays(tmp_path):
         for key in stored.files:
             assert rebuilt[key].dtype == stored[key].dtype, key
             np.testing.assert_array_equal(rebuilt[key], stored[key], err_msg=key)
+
+
+# load_wonderland's vocabulary: words by decreasing frequency, ties in
+# alphabetical order (documented). An unstable sort passed every test, though
+# it changes the set of the 1,000 most frequent words (mutation testing).
+# Oracle: a regular expression and a Counter.
+def _wonderland_oracle(text):
+    words = re.findall(r"[a-z]+(?:'[a-z]+)*", text.lower())
+    counts = Counter(words)
+    ranked = sorted(counts, key=lambda w: (-counts[w], w))
+    return words, ranked, counts
+
+
+def test_vocabulary_is_by_frequency_then_alphabetical():
+    full = load_wonderland(n_words=None)
+    words, ranked, counts = _wonderland_oracle(full.text)
+    assert list(full.vocabulary) == ranked
+    np.testing.assert_array_equal(full.word_counts, [counts[w] for w in ranked])
+    small = load_wonderland(n_words=1000, n_tokens=4000)
+    assert list(small.vocabulary) == ranked[:1000]
+    index = {w: i for i, w in enumerate(ranked[:1000])}
+    kept = [(p, index[w]) for p, w in enumerate(words) if w in index][:4000]
+    np.testing.assert_array_equal(small.positions, [p for p, _ in kept])
+    np.testing.assert_array_equal(small.token_ids, [i for _, i in kept])
+    np.testing.assert_array_equal(small.X.indices, small.token_ids)

@@ -798,3 +798,34 @@ def test_components_average_the_second_half_of_the_final_sweeps(monkeypatch, n_f
     cost = np.abs(model.components_[:, None, :] - expected[None, :, :]).sum(axis=2)
     rows, cols = linear_sum_assignment(cost)
     assert cost[rows, cols].max() < 1e-9
+
+
+# With one topic the corpus says nothing of alpha, and in_confidence_region
+# judges beta by its own marginal, beta_hat +- sqrt(C_beta,beta q), q the chi2_1
+# quantile for a batch-means covariance (the marginal taken at C[0, 0],
+# alpha's variance, passed every test; mutation testing).
+def _one_topic_corpus(seed, n_docs=80, n_words=40, length=40, beta=0.1):
+    rng = np.random.RandomState(seed)
+    phi = rng.dirichlet(np.full(n_words, beta))
+    return np.vstack([rng.multinomial(length, phi) for _ in range(n_docs)])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_beta_interval_of_a_one_topic_fit_is_its_own_marginal(seed):
+    X = _one_topic_corpus(seed)
+    model = EmpiricalBayesLDA(1, n_samples=60, burn_in=30, n_final_iter=4, n_chains=1,
+                              random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X)
+    assert np.isinf(model.hyperparameter_covariance_dof_)  # one chain: batch means
+    cov = model.hyperparameter_covariance_
+    alpha, beta = model.doc_topic_prior_, model.topic_word_prior_
+    for level in (0.9, 0.95):
+        half = np.sqrt(cov[-1, -1] * chi2.ppf(level, 1))
+        assert half < 0.5 * beta
+        for sign in (-1.0, 1.0):
+            for a in (alpha, 0.01 * alpha, 100.0 * alpha):  # unbounded in alpha
+                assert model.in_confidence_region(a, beta + sign * 0.98 * half, level=level)
+                assert not model.in_confidence_region(a, beta + sign * 1.02 * half,
+                                                      level=level)

@@ -219,3 +219,29 @@ def test_to_frame_without_pandas(monkeypatch):
     with pytest.raises(ImportError, match="needs pandas"):
         summary.to_frame()
     assert "a" in str(summary)
+
+
+# topic_summary(sort_by=...) reorders every column, the classifier weights
+# included (coef left in the fitted order passed every test; mutation testing).
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sorted_summary_keeps_each_topic_with_its_classifier_weight(seed):
+    rng = np.random.default_rng(seed)
+    n_topics, n_features = 5, 8
+    topics = rng.gamma(1.0, size=(n_topics, n_features))
+    share = rng.dirichlet(np.ones(n_topics), size=6)  # trace of topic shares
+    coef = rng.normal(size=(1, n_topics))             # one weight per topic
+    model = SimpleNamespace(components_=topics, coef_=coef,
+                            trace_=SimpleNamespace(topic_share=share))
+    names = [f"w{j}" for j in range(n_features)]
+    summary = topic_summary(model, feature_names=names, n_words=3, sort_by="prevalence")
+    prevalence = share[share.shape[0] // 2:].mean(axis=0)  # the documented oracle
+    order = np.argsort(-prevalence, kind="stable")
+    assert not np.array_equal(order, np.arange(n_topics))  # the sort moves topics
+    np.testing.assert_array_equal(summary.topics, order)
+    np.testing.assert_allclose(summary.prevalence, prevalence[order])
+    # Each row is one topic: its weight moves with it.
+    np.testing.assert_array_equal(summary.coef, coef.ravel()[order])
+    unsorted = topic_summary(model, feature_names=names, n_words=3)
+    for row, k in enumerate(summary.topics):
+        assert summary.words[row] == unsorted.words[k]
+        assert summary.coef[row] == unsorted.coef[k]
