@@ -16,6 +16,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import _geweke_helpers as helpers
+from _corpora import lda_corpus
 from _geweke_helpers import chain_at, geweke_z, redraw_words
 from sklearn_pgtm import CorrelatedTopicModel, GibbsLDA, _ctm
 from sklearn_pgtm._ctm import _niw_posterior_draw
@@ -1097,17 +1098,10 @@ def test_scan_with_a_jump_of_more_than_30_matches_a_numpy_reference(seed):
 # mutation testing). Public API only: the inference chain does not depend on
 # n_infer_iter, so sample_transform with n_infer_iter = s gives the
 # proportions of sweeps s, s + 1, ... of the same chain.
-def _small_lda_counts(seed, n_docs=40, n_words=30, n_topics=3, length=25):
-    rng = np.random.RandomState(seed)
-    phi = rng.dirichlet(np.full(n_words, 0.2), size=n_topics)
-    theta = rng.dirichlet(np.full(n_topics, 0.5), size=n_docs)
-    return np.vstack([rng.multinomial(length, theta[d] @ phi) for d in range(n_docs)])
-
-
 @pytest.mark.parametrize("link", ["logistic_normal", "stick_breaking"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_transform_averages_exactly_the_documented_sweeps(link, seed):
-    X = _small_lda_counts(seed)
+    X, _ = lda_corpus(40, 30, 3, 25, 0.5, 0.2, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = CorrelatedTopicModel(3, link=link, max_iter=30, burn_in=15, n_infer_iter=10,

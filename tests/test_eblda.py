@@ -804,15 +804,9 @@ def test_components_average_the_second_half_of_the_final_sweeps(monkeypatch, n_f
 # judges beta by its own marginal, beta_hat +- sqrt(C_beta,beta q), q the chi2_1
 # quantile for a batch-means covariance (the marginal taken at C[0, 0],
 # alpha's variance, passed every test; mutation testing).
-def _one_topic_corpus(seed, n_docs=80, n_words=40, length=40, beta=0.1):
-    rng = np.random.RandomState(seed)
-    phi = rng.dirichlet(np.full(n_words, beta))
-    return np.vstack([rng.multinomial(length, phi) for _ in range(n_docs)])
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_beta_interval_of_a_one_topic_fit_is_its_own_marginal(seed):
-    X = _one_topic_corpus(seed)
+    X, _ = lda_corpus(80, 40, 1, 40, 1.0, 0.1, seed)
     model = EmpiricalBayesLDA(1, n_samples=60, burn_in=30, n_final_iter=4, n_chains=1,
                               random_state=seed)
     with warnings.catch_warnings():
