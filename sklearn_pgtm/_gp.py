@@ -364,8 +364,10 @@ def _wide_sigmoid(mean, sd):
     z = mean / sd
     near = np.clip(z, -40.0, 40.0)  # the density is 0 beyond; z^3 may overflow
     density = np.exp(-0.5 * near * near) / math.sqrt(2.0 * math.pi)
-    correction = density * (math.pi ** 2 / 6.0 * near / sd ** 2
-                            + 7.0 * math.pi ** 4 / 360.0 * (near ** 3 - 3.0 * near) / sd ** 4)
+    inverse_var = 1.0 / (sd * sd)  # sd^4 would overflow near the largest floats
+    correction = density * inverse_var * (
+        math.pi ** 2 / 6.0 * near
+        + 7.0 * math.pi ** 4 / 360.0 * (near ** 3 - 3.0 * near) * inverse_var)
     return ndtr(z) - correction, ndtr(-z) + correction
 
 

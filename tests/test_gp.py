@@ -166,14 +166,16 @@ def test_expected_sigmoid_matches_numerical_integration(mean, sd):
 
 def test_expected_sigmoid_of_extreme_means_is_finite_and_quiet():
     # z^3 of the wide branch's expansion overflowed to inf, times a density
-    # of 0 (NaN), for means beyond 1e102 standard deviations.
+    # of 0 (NaN), for means beyond 1e102 standard deviations; sd^4 near the
+    # largest variance.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        stick, rest = _expected_sigmoid(np.array([1e300, -1e300, 1e105, -40.0]),
-                                        np.array([4e4, 4e4, 1e4, 1e6]))
+        stick, rest = _expected_sigmoid(np.array([1e300, -1e300, 1e105, -40.0, 3.0]),
+                                        np.array([4e4, 4e4, 1e4, 1e6, 1.7e308]))
     np.testing.assert_allclose(stick[:3], [1.0, 0.0, 1.0], rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(rest[:3], [0.0, 1.0, 0.0], rtol=1e-12, atol=1e-300)
-    np.testing.assert_allclose(stick[3] + rest[3], 1.0, rtol=1e-15)
+    np.testing.assert_allclose(stick[3:] + rest[3:], 1.0, rtol=1e-15)
+    np.testing.assert_allclose(stick[4], 0.5, rtol=1e-15)
 
 
 # ---------------------------------------------------------------- Geweke
