@@ -347,3 +347,29 @@ def test_transform_averages_exactly_the_documented_sweeps(monkeypatch, n_infer_i
     expected = np.mean(recorded[n_infer_iter - n_average:], axis=0) + model.doc_topic_prior_
     expected /= expected.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(theta, expected, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_auto_priors_are_redrawn_at_every_sweep_of_the_burn_in(seed):
+    # One data-augmentation update of the 'auto' priors per burn-in sweep (a
+    # continuous Gamma draw: two values of the trace in a row are equal with
+    # probability 0), the estimate set at the last burn-in sweep and held
+    # after it. Recording the second half's conditionals at a prior frozen at
+    # mid-burn-in passed the accuracy tests (mutation testing).
+    X = lda_corpus(80, 60, 3, 30, 0.3, 0.1, seed=seed)[0]
+    burn_in = 20
+    lda = GibbsLDA(3, max_iter=26, burn_in=burn_in, split_merge=False,
+                   random_state=seed).fit(X)
+    for trace in (lda.trace_.doc_topic_prior, lda.trace_.topic_word_prior):
+        assert trace.shape == (26,)
+        assert np.all(np.diff(trace[:burn_in - 1]) != 0.0), trace
+        assert np.all(trace[burn_in - 1:] == trace[burn_in - 1])
+
+
+@pytest.mark.parametrize("n_topics, has_moves", [(2, False), (3, True), (4, True)])
+def test_split_merge_moves_from_three_topics_on(n_topics, has_moves):
+    # A merge of two topics and a split of a third need three (the
+    # docstring); requiring four passed every test (mutation testing).
+    X = lda_corpus(60, 40, 3, 20, 0.2, 0.1, seed=1)[0]
+    model = GibbsLDA(n_topics, max_iter=40, burn_in=30, warm_start=True, random_state=0).fit(X)
+    assert (model._run.split_merge is not None) == has_moves

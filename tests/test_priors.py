@@ -406,7 +406,7 @@ def test_rao_blackwell_ratio_and_argmax_match_scipy_with_an_informative_hyperpri
     hyperprior = (2.0, 3.0)
     density = RaoBlackwellDensity(shapes, rates, hyperprior)
 
-    def reference(h):
+    def reference(h, hyperprior=hyperprior):
         h = np.atleast_2d(h)
         terms = stats.gamma.logpdf(h[:, None, :], shapes[None], scale=1.0 / rates[None])
         log_nu = logsumexp(terms.sum(axis=2), axis=1) - np.log(shapes.shape[0])
@@ -415,6 +415,11 @@ def test_rao_blackwell_ratio_and_argmax_match_scipy_with_an_informative_hyperpri
 
     points = rng.uniform(0.1, 1.0, size=(20, 2))
     np.testing.assert_allclose(density.log_ratio(points), reference(points), rtol=1e-10)
+    # The hyperprior's normalizing constant too: log Gamma(2) = 0 hid a
+    # log_gamma_pdf without -gammaln(shape) (mutation testing).
+    for other in [(3.5, 0.7), (0.5, 2.0), (7.0, 10.0)]:
+        np.testing.assert_allclose(RaoBlackwellDensity(shapes, rates, other).log_ratio(points),
+                                   reference(points, other), rtol=1e-10)
     # Started from every sweep's conditional mean; the best local maximum.
     best = min((minimize(lambda u: -reference(np.exp(u))[0], np.log(start),
                          method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12})

@@ -153,3 +153,14 @@ def test_seed_words_of_a_topic_must_be_words(words):
     with pytest.raises(ValueError, match=r"seed_words: the seed words of topic 0 must be a "
                                          rf"list of words; got {words!r}\."):
         seeded_topic_word_prior({0: words}, ["a", "b"], 2)
+
+
+def test_seed_words_given_as_one_string_are_one_word():
+    # seeded_topic_word_prior takes a topic's seed words as a list, or one
+    # word as a string; without the string case "ab" seeded "a" and "b"
+    # (passed every test; mutation testing).
+    vocabulary = ["a", "b", "ab", "c"]
+    one = seeded_topic_word_prior({0: "ab"}, vocabulary, 2)
+    np.testing.assert_array_equal(one, seeded_topic_word_prior({0: ["ab"]}, vocabulary, 2))
+    np.testing.assert_array_equal(one[:, 2], [1.0, 0.0001])
+    np.testing.assert_array_equal(one[:, [0, 1, 3]], 0.01)

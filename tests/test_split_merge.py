@@ -360,3 +360,32 @@ def test_restricted_scans_sample_the_restricted_posterior(seed):
     if exp[-1] == 0:
         obs, exp = obs[:-1], exp[:-1]
     assert stats.chisquare(obs, exp).pvalue > 1e-3
+
+
+# The split-merge rounds score moves with the chain's own alpha and beta:
+# every round raises the collapsed log joint log p(w, z | alpha, beta) by the
+# sum of its moves' gains. The fits of the suite ran with 'auto' priors:
+# alpha and beta swapped in SplitMerge.step passed (mutation testing). Fixed,
+# very different priors here, and chains that accept a move.
+@pytest.mark.parametrize("random_state", [0, 1, 6])
+def test_move_gains_are_the_rise_of_the_collapsed_log_joint(monkeypatch, random_state):
+    alpha, beta = 0.2, 0.02
+    X = lda_corpus(300, 100, 8, 40, 0.1, 0.05, seed=0)[0]
+    rounds = []
+    original = SplitMerge.step
+
+    def step(self, chain, *args):
+        before = _log_joint(chain, alpha, beta)
+        made = original(self, chain, *args)
+        rounds.append((_log_joint(chain, alpha, beta) - before, sum(m.gain for m in made),
+                       len(made)))
+        return made
+
+    monkeypatch.setattr(SplitMerge, "step", step)
+    GibbsLDA(8, doc_topic_prior=alpha, topic_word_prior=beta, max_iter=100, burn_in=100,
+             random_state=random_state).fit(X)
+    assert len(rounds) == 2  # after sweeps 25 and 50
+    assert sum(n for _, _, n in rounds) >= 1
+    for rise, gain, n in rounds:
+        assert rise == pytest.approx(gain, rel=1e-6, abs=1e-6)
+        assert n == 0 or rise > 0

@@ -503,3 +503,82 @@ def test_supervised_whole_sweeps_visit_the_enumerated_posterior():
     np.testing.assert_allclose(disc, [eta[t.topics[doc_ptr[d]:doc_ptr[d + 1]]].sum()
                                       for d in range(2)])
     _assert_counts_exact(chain)
+
+
+# The starts of a chain against their stated distributions: TopicChain.random
+# with a (V, K) topic-word prior draws a token's topic in proportion to its
+# word's prior (a seed word starts in its topic), from_factors in proportion
+# to W[d, k] H[k, w]. Only fits' end results were tested: a seeded chain
+# started uniform, or a factorized start that ignored H, passed (mutation
+# testing). Chi-square tests on many tokens of a few words.
+_PER_CELL = 6000
+
+
+def _start_corpus(n_docs, n_words):
+    # Every document holds _PER_CELL tokens of every word, in order.
+    word_ids = np.tile(np.repeat(np.arange(n_words, dtype=np.int32), _PER_CELL), n_docs)
+    doc_ptr = np.arange(n_docs + 1, dtype=np.int64) * (n_words * _PER_CELL)
+    return doc_ptr, word_ids
+
+
+def _cell_counts(chain, d, w, n_topics):
+    t = chain.tokens
+    lo, hi = t.doc_ptr[d], t.doc_ptr[d + 1]
+    mask = t.word_ids[lo:hi] == w
+    return np.bincount(t.topics[lo:hi][mask], minlength=n_topics)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_seeded_chain_starts_in_proportion_to_the_prior(seed):
+    V, K = 3, 4
+    beta = np.array([[5.0, 0.01, 0.01, 0.01],   # a seed word of topic 0
+                     [0.1, 0.1, 0.1, 2.0],       # a seed word of topic 3
+                     [0.2, 0.4, 0.6, 0.8]])      # (V, K)
+    doc_ptr, word_ids = _start_corpus(2, V)
+    chain = TopicChain.random(doc_ptr, word_ids, K, V, seed, beta=beta)
+    for d in range(2):
+        for w in range(V):
+            counts = _cell_counts(chain, d, w, K)
+            expected = beta[w] / beta[w].sum() * counts.sum()
+            assert chisquare(counts, expected).pvalue > 1e-4, (d, w, counts, expected)
+    # Counts consistent with the topics.
+    np.testing.assert_array_equal(chain.topic_total, np.bincount(chain.tokens.topics,
+                                                                 minlength=K))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_factorized_start_draws_in_proportion_to_w_times_h(seed):
+    D, V, K = 2, 3, 3
+    W = np.array([[1.0, 0.2, 0.5], [0.1, 2.0, 1.0]])
+    H = np.array([[0.5, 1.0, 0.05], [2.0, 0.1, 1.0], [0.3, 0.3, 3.0]])  # (K, V)
+    doc_ptr, word_ids = _start_corpus(D, V)
+    chain = TopicChain.from_factors(doc_ptr, word_ids, W, H, seed)
+    for d in range(D):
+        for w in range(V):
+            counts = _cell_counts(chain, d, w, K)
+            p = W[d] * H[:, w]
+            expected = p / p.sum() * counts.sum()
+            assert chisquare(counts, expected).pvalue > 1e-4, (d, w, counts, expected)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("K", [2, 5])
+def test_random_chain_starts_uniform_over_all_topics(seed, K):
+    doc_ptr, word_ids = _start_corpus(2, 2)
+    chain = TopicChain.random(doc_ptr, word_ids, K, 2, seed)
+    counts = np.bincount(chain.tokens.topics, minlength=K)
+    assert counts.shape[0] == K
+    assert chisquare(counts).pvalue > 1e-4, counts
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_factorized_start_is_uniform_where_every_product_is_zero(seed):
+    # Word 1 has H[:, 1] = 0 (a word the factorization gave no weight): its
+    # tokens start uniform over the topics (topic 0 for all passed every test).
+    W = np.array([[1.0, 0.2, 0.5, 0.1], [0.1, 2.0, 1.0, 0.3]])
+    H = np.array([[0.5, 0.0], [2.0, 0.0], [0.3, 0.0], [1.0, 0.0]])
+    doc_ptr, word_ids = _start_corpus(2, 2)
+    chain = TopicChain.from_factors(doc_ptr, word_ids, W, H, seed)
+    for d in range(2):
+        counts = _cell_counts(chain, d, 1, 4)
+        assert chisquare(counts).pvalue > 1e-4, (d, counts)
