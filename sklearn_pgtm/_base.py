@@ -835,6 +835,11 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         would speak of the features a transform expects)."""
         continuing = self._continuing()
         shape = getattr(X, "shape", None)
+        if continuing and shape is None:
+            try:  # nested lists
+                shape = np.shape(X)
+            except ValueError:  # ragged: check_counts names the problem
+                shape = None
         if continuing and shape is not None and len(shape) == 2:
             self._check_continued_shape(tuple(shape), whom)
         return check_counts(self, X, reset=not continuing, whom=whom)

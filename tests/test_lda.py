@@ -69,6 +69,8 @@ def test_warm_start_equals_one_longer_run(corpus):
     # feature check ("X has 20 features, but GibbsLDA is expecting ...").
     with pytest.raises(ValueError, match=r"warm_start continues .* shape \(150, "):
         warm.fit(X[:, :20])
+    with pytest.raises(ValueError, match=r"warm_start continues .* shape \(150, "):
+        warm.fit(X[:, :20].tolist())  # nested lists too
     # Other counts of the same shape, or a parameter that defines the chain,
     # cannot continue it; threads and sweeps can change (the chain is kept).
     other = sp.csr_matrix(X, copy=True)
