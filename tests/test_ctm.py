@@ -1052,43 +1052,64 @@ def test_dominant_site_follows_its_conditional(seed):
     assert stats.kstest(draws, lambda x: np.interp(x, grid, cdf)).pvalue > 1e-3
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_scan_with_a_jump_of_more_than_30_matches_a_numpy_reference(seed):
-    """From eta = (0, 0) with prior mean (150, 0), site 0 jumps by more than
-    30 (the re-shift of the running exponentials); site 1 is then updated
-    given that value. One scan of the kernel against the same scan written
-    from the user guide's equations in NumPy, with lambda drawn by the
-    ``polyagamma`` package (independent sampler): two-sample KS tests of both
-    sites' draws."""
-    mu = np.array([150.0, 0.0])
-    sigma = np.array([[1.0, 0.3], [0.3, 1.0]])
-    precision = np.linalg.inv(sigma)
-    counts_row = np.array([3, 2], dtype=np.int32)
+def _numpy_scan(start, mu, precision, counts_row, rng):
+    """One systematic scan of the two sites of K = 2 documents (rows of
+    ``start``) from the user guide's equations: zeta_k = eta_{other},
+    lambda ~ PG(N_d, eta_k - zeta_k) from the ``polyagamma`` package (method
+    "devroye", exact for integer b: its default (2.0.2) is wrong for c <= -100,
+    mean 0.069 for PG(5, -100) where the exact one is 0.025), then eta_k from
+    its Gaussian conditional."""
+    ref = start.copy()
     n_d = float(counts_row.sum())
-    n_rep = 4000
-    counts = np.tile(counts_row, (n_rep, 1))
-    lengths = counts.sum(axis=1).astype(np.int64)
-    eta = np.zeros((n_rep, 2))
-    logistic_normal_update(counts, lengths, eta, mu, precision, 1, PG_EXACT, 1,
-                           make_streams(seed, n_rep), 0, n_rep)
-    assert np.all(np.isfinite(eta))
-    assert np.mean(eta[:, 0] > 30.0) > 0.99  # the scans took the re-shift path
-    # NumPy reference of one systematic scan (K = 2: zeta_k = eta_{other}).
-    rng = np.random.default_rng(100 + seed)
-    ref = np.zeros((n_rep, 2))
     for k in range(2):
         j = 1 - k
         zeta = ref[:, j]
-        # method="devroye" (exact for integer b): the package's default
-        # (2.0.2) is wrong for c <= -100 (mean 0.069 for PG(5, -100), exact 0.025).
         lam = polyagamma_random(n_d, ref[:, k] - zeta, method="devroye", random_state=rng)
-        cond_var = 1.0 / precision[k, k]
         cond_mean = mu[k] - precision[k, j] * (ref[:, j] - mu[j]) / precision[k, k]
-        kappa = counts_row[k] - 0.5 * n_d
-        post_var = 1.0 / (1.0 / cond_var + lam)
-        post_mean = post_var * (cond_mean / cond_var + kappa + lam * zeta)
-        ref[:, k] = post_mean + np.sqrt(post_var) * rng.standard_normal(n_rep)
-    assert np.mean(ref[:, 0] > 30.0) > 0.99
+        post_var = 1.0 / (precision[k, k] + lam)
+        post_mean = post_var * (precision[k, k] * cond_mean + counts_row[k] - 0.5 * n_d
+                                + lam * zeta)
+        ref[:, k] = post_mean + np.sqrt(post_var) * rng.standard_normal(ref.shape[0])
+    return ref
+
+
+# One scan of the kernel over copies of a document against _numpy_scan
+# (two-sample KS on both sites), in the scan's rare paths, each found
+# untested by mutation testing:
+# - "jump": from (0, 0) with prior mean (150, 0) site 0 jumps by more than 30,
+#   the re-shift of the running exponentials (a stale shift passed);
+# - "long jump": the same in a document of 600 tokens (prior mean 5500), where
+#   site 1 is drawn with lambda about 8, so that a running total left in the
+#   old shift's scale (zeta off by up to log K) shows;
+# - "fall": from (60, 42) with prior mean (0, 42) site 0 falls to about 6,
+#   then site 1 is dominant and takes the direct sum of the others'
+#   exponentials, which must hold site 0's new value (a stale one passed).
+_SCANS = {
+    "jump": ([0.0, 0.0], [150.0, 0.0], [[1.0, 0.3], [0.3, 1.0]], [3, 2]),
+    "long jump": ([0.0, 0.0], [5500.0, 0.0], [[1.0, 0.0], [0.0, 1.0]], [300, 300]),
+    "fall": ([60.0, 42.0], [0.0, 42.0], [[1.0, 0.0], [0.0, 1.0]], [3, 4]),
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("case", list(_SCANS))
+def test_scan_in_its_rare_paths_matches_a_numpy_reference(case, seed):
+    start, mu, sigma, counts_row = (np.array(v) for v in _SCANS[case])
+    precision = np.linalg.inv(sigma)
+    counts_row = counts_row.astype(np.int32)
+    n_rep = 3000
+    counts = np.tile(counts_row, (n_rep, 1))
+    lengths = counts.sum(axis=1).astype(np.int64)
+    eta = np.tile(start, (n_rep, 1))
+    logistic_normal_update(counts, lengths, eta, mu, precision, 1, PG_EXACT, 1,
+                           make_streams(seed, n_rep), 0, n_rep)
+    assert np.all(np.isfinite(eta))
+    if case == "fall":
+        assert np.mean(eta[:, 1] - eta[:, 0] > 19.0) > 0.99  # site 1 took the direct sum
+    else:
+        assert np.mean(eta[:, 0] > 30.0) > 0.99  # the scans took the re-shift path
+    ref = _numpy_scan(np.tile(start, (n_rep, 1)), mu, precision, counts_row,
+                      np.random.default_rng(100 + seed))
     for k in range(2):
         assert stats.ks_2samp(eta[:, k], ref[:, k]).pvalue > 1e-3, k
 
