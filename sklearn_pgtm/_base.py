@@ -834,14 +834,13 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         of shape gets the continuation's error first (scikit-learn's check
         would speak of the features a transform expects)."""
         continuing = self._continuing()
-        shape = getattr(X, "shape", None)
-        if continuing and shape is None:
-            try:  # nested lists
+        if continuing:
+            try:  # X.shape, or that of nested lists
                 shape = np.shape(X)
-            except ValueError:  # ragged: check_counts names the problem
-                shape = None
-        if continuing and shape is not None and len(shape) == 2:
-            self._check_continued_shape(tuple(shape), whom)
+            except ValueError:  # ragged lists: check_counts names the problem
+                shape = ()
+            if len(shape) == 2:
+                self._check_continued_shape(tuple(shape), whom)
         return check_counts(self, X, reset=not continuing, whom=whom)
 
     def _check_continued_shape(self, shape, whom):

@@ -52,40 +52,51 @@ def correlated_corpus(n_topics=6, n_words=120, n_docs=400, doc_length=80, seed=0
 
 
 # ------------------------------------------------- conditionals vs references
-def test_logistic_normal_single_site_matches_reference_posterior():
+# (mu, Sigma, counts, the other sites, eta_0's start, grid of eta_0)
+_SINGLE_SITE_CASES = {
+    "moderate": ([0.2, -0.3, 0.5], [[1.0, 0.4, -0.2], [0.4, 0.8, 0.1], [-0.2, 0.1, 1.2]],
+                 [7, 2, 3], [0.4, -0.1], 0.0, (-6.0, 8.0)),
+    # eta_0 about 43 above the others: exp(eta_j - eta_0) < 1e-18, so total -
+    # e_0 is exactly 0 in float64 and only the kernel's direct sum of the
+    # others' exponentials gives zeta (removing that path passed every other
+    # test; mutation testing).
+    "dominant": ([45.0, 0.0, 0.0], np.eye(3), [6, 1, 1], [0.0, 0.0], 43.0, (30.0, 55.0)),
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("case", list(_SINGLE_SITE_CASES))
+def test_logistic_normal_single_site_matches_reference_posterior(case, seed):
     """With one topic free, the kernel's draws of eta_k follow the exact
     conditional p(eta_k | rest) ∝ N(eta_k | prior cond.) softmax_k^C_k (1-softmax_k)^(N-C_k)
     (the PG augmentation is exact once lambda is integrated out)."""
-    mu = np.array([0.2, -0.3, 0.5])
-    sigma = np.array([[1.0, 0.4, -0.2], [0.4, 0.8, 0.1], [-0.2, 0.1, 1.2]])
+    mu, sigma, counts_row, others, start, (lo, hi) = (
+        np.asarray(v, dtype=float) for v in _SINGLE_SITE_CASES[case])
     precision = np.linalg.inv(sigma)
-    counts = np.array([[7, 2, 3]], dtype=np.int32)
-    n_d = counts.sum()
-    lengths = np.array([n_d])
-    others = np.array([0.4, -0.1])
     n_rep = 4000
-    draws = np.empty(n_rep)
-    states = make_streams(3, n_rep)
-    for r in range(n_rep):
-        # k = 0 is updated first and alone matters: run one sub-iteration and
-        # read eta_0 after its update (the others are updated after it).
-        eta = np.array([[0.0, others[0], others[1]]])
-        kernel_state = states[r:r + 1]
-        # Burn in on eta_0 only by repeating the update with eta_1, eta_2 reset.
-        for _ in range(15):
-            logistic_normal_update(counts, lengths, eta, mu, precision, 1, PG_EXACT, 1,
-                                   kernel_state, 0, 1)
-            eta[0, 1:] = others
-        draws[r] = eta[0, 0]
+    counts = np.tile(counts_row.astype(np.int32), (n_rep, 1))
+    n_d = counts_row.sum()
+    lengths = np.full(n_rep, int(n_d), dtype=np.int64)
+    eta = np.tile(np.r_[start, others], (n_rep, 1))
+    states = make_streams(seed, n_rep)
+    # k = 0 is updated first and alone matters: each replicate (a row, its
+    # own stream) burns in on eta_0 only, the other sites reset after every
+    # sub-iteration.
+    for _ in range(15):
+        logistic_normal_update(counts, lengths, eta, mu, precision, 1, PG_EXACT, 1, states,
+                               0, n_rep)
+        eta[:, 1:] = others
+    draws = eta[:, 0]
+    assert np.all(np.isfinite(draws))
     # Reference density on a grid.
     p00 = precision[0, 0]
     cond_mean = mu[0] - precision[0, 1:] @ (others - mu[1:]) / p00
-    grid = np.linspace(-6, 8, 20001)
+    grid = np.linspace(lo, hi, 20001)
     zeta = np.log(np.exp(others).sum())
     log_soft = grid - np.logaddexp(grid, zeta)
     log_rest = zeta - np.logaddexp(grid, zeta)
-    log_dens = (-0.5 * p00 * (grid - cond_mean) ** 2 + counts[0, 0] * log_soft
-                + (n_d - counts[0, 0]) * log_rest)
+    log_dens = (-0.5 * p00 * (grid - cond_mean) ** 2 + counts_row[0] * log_soft
+                + (n_d - counts_row[0]) * log_rest)
     dens = np.exp(log_dens - log_dens.max())
     cdf = np.cumsum(dens)
     cdf /= cdf[-1]
@@ -1012,46 +1023,7 @@ def test_transform_is_the_mean_of_the_inference_sweeps_not_the_last_one():
     np.testing.assert_allclose(model.transform(docs), draws.mean(axis=0), atol=0.03)
 
 
-# ------------------------------- guarded paths of the single-site update
-# Two branches of _logistic_normal_group that no other test reached (removing
-# either passed the suite; found by mutation testing): the direct sum of
-# rest = sum_{j != k} exp(eta_j - shift) when eta_k dominates so much that
-# total - e_k lost its digits, and the re-shift of the running exponentials
-# when an update moves eta_k more than 30 above the shift.
-def _grid_cdf(log_dens, grid):
-    dens = np.exp(log_dens - log_dens.max(axis=-1, keepdims=True))
-    cdf = np.cumsum(dens, axis=-1)
-    return cdf / cdf[..., -1:]
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_dominant_site_follows_its_conditional(seed):
-    """eta_0 about 43 above the others: exp(eta_j - eta_0) < 1e-18, so
-    total - e_0 is exactly 0 in float64 and only the direct sum gives zeta."""
-    mu = np.array([45.0, 0.0, 0.0])
-    precision = np.eye(3)
-    counts_row = np.array([6, 1, 1], dtype=np.int32)
-    others = np.array([0.0, 0.0])
-    n_rep = 3000
-    counts = np.tile(counts_row, (n_rep, 1))
-    lengths = counts.sum(axis=1).astype(np.int64)
-    states = make_streams(seed, n_rep)
-    eta = np.tile(np.array([43.0, 0.0, 0.0]), (n_rep, 1))
-    for _ in range(10):  # a chain on eta_0 alone: the others reset each time
-        eta[:, 1:] = others
-        logistic_normal_update(counts, lengths, eta, mu, precision, 1, PG_EXACT, 1, states, 0,
-                               n_rep)
-    draws = eta[:, 0]
-    assert np.all(np.isfinite(draws))
-    n_d = counts_row.sum()
-    zeta = np.log(np.exp(others).sum())
-    grid = np.linspace(30.0, 55.0, 25001)
-    log_dens = (-0.5 * (grid - mu[0]) ** 2 + counts_row[0] * (grid - np.logaddexp(grid, zeta))
-                + (n_d - counts_row[0]) * (zeta - np.logaddexp(grid, zeta)))
-    cdf = _grid_cdf(log_dens, grid)
-    assert stats.kstest(draws, lambda x: np.interp(x, grid, cdf)).pvalue > 1e-3
-
-
+# ------------------------------- guarded paths of the single-site scan
 def _numpy_scan(start, mu, precision, counts_row, rng):
     """One systematic scan of the two sites of K = 2 documents (rows of
     ``start``) from the user guide's equations: zeta_k = eta_{other},

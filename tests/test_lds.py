@@ -982,7 +982,7 @@ _GRID = np.linspace(-7.0, 7.0, 1601)
 def _grid_filter(X, A, Q, C, mu, m0, P0):
     """Exact filter of one sequence (L = 1) on a grid: returns log p(x_t |
     x_<t) per row, the predictive probabilities of each row before it is
-    seen, the filtered density of the last row, the
+    seen, the filtered densities of the rows (one row each), the
     transition matrix and the probabilities at every grid point."""
     grid = _GRID
     pi_grid = _pi(grid[:, None] * np.ravel(C)[None, :] + mu)
@@ -990,7 +990,7 @@ def _grid_filter(X, A, Q, C, mu, m0, P0):
     trans /= trans.sum(axis=1, keepdims=True)
     pred = np.exp(-0.5 * (grid - m0) ** 2 / P0)
     pred /= pred.sum()
-    log_pred, proba = [], []
+    log_pred, proba, filtered = [], [], []
     for t, x in enumerate(X):
         if t > 0:
             pred = pred @ trans
@@ -999,7 +999,8 @@ def _grid_filter(X, A, Q, C, mu, m0, P0):
         p = pred @ lik
         log_pred.append(np.log(p))
         pred = pred * lik / p
-    return np.array(log_pred), np.array(proba), pred, trans, pi_grid
+        filtered.append(pred)
+    return np.array(log_pred), np.array(proba), np.array(filtered), trans, pi_grid
 
 
 # Two kept draws with different dynamics, noise and emissions: their
@@ -1066,7 +1067,8 @@ def test_forecast_matches_the_grid_filter():
     n_steps = 3
     without, with_x, weights_log = [], [], []
     for A, Q, C, mu, z_end in _DRAWS:
-        log_pred, _, post, trans, pi_grid = _grid_filter(_ROWS[2:], A, Q, C, mu, 0.0, P0)
+        log_pred, _, filtered, trans, pi_grid = _grid_filter(_ROWS[2:], A, Q, C, mu, 0.0, P0)
+        post = filtered[-1]
         state = np.exp(-0.5 * (_GRID - A * z_end) ** 2 / Q)
         state /= state.sum()
         steps = [state @ pi_grid]
@@ -1088,21 +1090,13 @@ def test_forecast_matches_the_grid_filter():
 
 def _grid_smoother(X, A, Q, C, mu, m0, P0):
     """Exact smoothed probabilities E[pi_SB(C z_t + mu) | X] of one sequence
-    (L = 1) on the grid, by forward filtering and backward messages."""
-    pi_grid = _pi(_GRID[:, None] * np.ravel(C)[None, :] + mu)
-    trans = np.exp(-0.5 * (_GRID[None, :] - A * _GRID[:, None]) ** 2 / Q)
-    trans /= trans.sum(axis=1, keepdims=True)
-    lik = np.array([multinomial.pmf(x, x.sum(), pi_grid) for x in X])
-    state = np.exp(-0.5 * (_GRID - m0) ** 2 / P0)
-    filtered = []
-    for t in range(len(X)):
-        state = (state if t == 0 else filtered[-1] @ trans) * lik[t]
-        filtered.append(state / state.sum())
+    (L = 1) on the grid: the filtered densities times backward messages."""
+    _, _, filtered, trans, pi_grid = _grid_filter(X, A, Q, C, mu, m0, P0)
     smoothed, back = [], np.ones_like(_GRID)
     for t in range(len(X) - 1, -1, -1):
         post = filtered[t] * back
         smoothed.append(post / post.sum() @ pi_grid)
-        back = trans @ (lik[t] * back)
+        back = trans @ (multinomial.pmf(X[t], X[t].sum(), pi_grid) * back)
         back /= back.max()
     return np.array(smoothed[::-1])
 
