@@ -21,7 +21,7 @@ import functools
 import os
 import threading
 import warnings
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -100,13 +100,33 @@ _POOLS = {}
 _POOLS_LOCK = threading.Lock()
 
 
+class _Pool(ThreadPoolExecutor):
+    """A thread pool that runs a task in the calling thread once it refuses
+    new work: after the interpreter began to shut down (an ``atexit`` handler,
+    a daemon thread outliving the main thread) every ``submit`` raised
+    ``RuntimeError``, so that ``n_jobs=2`` failed where ``n_jobs=1`` worked.
+    The tasks given to the pools share nothing with each other, so running
+    them one after the other gives the same result."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        try:
+            return super().submit(fn, *args, **kwargs)
+        except RuntimeError:
+            future = Future()
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as exc:
+                future.set_exception(exc)
+            return future
+
+
 def thread_pool(n_threads):
     """A process-wide pool per thread count (kernels are too short to pay for
     starting threads at every call)."""
     with _POOLS_LOCK:
         pool = _POOLS.get(n_threads)
         if pool is None:
-            pool = _POOLS[n_threads] = ThreadPoolExecutor(
+            pool = _POOLS[n_threads] = _Pool(
                 max_workers=n_threads, thread_name_prefix="sklearn_pgtm")
         return pool
 
@@ -186,11 +206,14 @@ def one_blas_thread():
     own threads already share the work. The original limit is back when the
     last of the threads inside leaves.
     """
-    _BLAS_LIMIT.enter()
+    # The counter entered, also when a fork inside replaces the global one
+    # (the child's new counter would go negative and never limit again).
+    limit = _BLAS_LIMIT
+    limit.enter()
     try:
         yield
     finally:
-        _BLAS_LIMIT.exit()
+        limit.exit()
 
 
 # Held while a thread's warning filters are changed: ``catch_warnings`` saves
@@ -201,23 +224,39 @@ _WARNINGS_LOCK = threading.RLock()
 
 
 @contextlib.contextmanager
-def ignoring_warnings(category, message=""):
+def ignoring_warnings(category, message="", module=r"sklearn\."):
     """Context manager: warnings of ``category`` (whose text starts with
-    ``message``) ignored inside, one thread at a time among the package's
-    callers."""
+    ``message``) issued from a module matching ``module`` (default:
+    scikit-learn's, which is what every caller silences) ignored inside, one
+    thread at a time among the package's callers.
+
+    The filter list is process-wide: a filter on the category alone also
+    swallowed the warnings of fits running meanwhile in other threads (the
+    package's own warnings are attributed to the user's code, never to
+    scikit-learn's modules)."""
     with _WARNINGS_LOCK, warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=message, category=category)
+        warnings.filterwarnings("ignore", message=message, category=category, module=module)
         yield
 
 
 def _after_fork_in_child():
     # A forked child inherits the pools without their threads (a submitted
     # block would wait forever) and locks possibly held by a thread it lacks.
+    # A fork during another thread's fit also inherits that fit's BLAS limit
+    # (one thread), which no thread of the child would ever restore: the
+    # child's BLAS stayed on one thread for good (a multiprocessing worker
+    # forked while a fit ran in a thread of the parent).
     global _POOLS_LOCK, _WARNINGS_LOCK, _BLAS_LIMIT
+    inherited = _BLAS_LIMIT.limiter
     _POOLS.clear()
     _POOLS_LOCK = threading.Lock()
     _WARNINGS_LOCK = threading.RLock()
     _BLAS_LIMIT = _SharedBlasLimit()
+    if inherited is not None:
+        try:
+            inherited.restore_original_limits()
+        except Exception:  # pragma: no cover - never fail a fork
+            pass
 
 
 if hasattr(os, "register_at_fork"):

@@ -150,6 +150,19 @@ def test_trend_z_score():
     assert trend_z_score(rising) > 10
 
 
+def test_trend_z_score_does_not_depend_on_the_scale_of_the_trace():
+    # A classifier with c = 1e300 has a trace near -1e300: the sums of
+    # squares overflowed and its ConvergenceWarning read "z-score nan".
+    import warnings
+
+    values = np.random.default_rng(0).normal(size=50) + np.linspace(0, 3, 50)
+    expected = trend_z_score(values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for scale, shift in ((1e300, -1e300), (1e-300, 0.0), (1.0, 1e6)):
+            assert trend_z_score(values * scale + shift) == pytest.approx(expected, rel=1e-6)
+
+
 def test_trend_warning_needs_a_material_rise():
     # The second half rises by 10 nats in all (z >> 4): material for 100
     # tokens (0.1 nat per token), immaterial for 100,000 (1e-4 per token).

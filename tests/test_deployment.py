@@ -389,30 +389,44 @@ def _overlapping(context):
     return seen
 
 
-def test_one_blas_thread_restores_the_limit_after_calls_overlapping_in_threads(monkeypatch):
-    # Each threadpoolctl limiter restored what it found: B entered at 1 and,
-    # leaving last, left BLAS on one thread for the rest of the process. A
-    # stand-in for the process-wide BLAS setting (whether OpenBLAS honours a
-    # thread's raise of it depends on its build and history).
+class _StandInBlasLimit:
+    """A threadpoolctl limiter over a stand-in for the process-wide BLAS
+    setting (``setting["threads"]``): whether OpenBLAS honours a thread's
+    raise of it depends on its build and history."""
+
+    def __init__(self, setting):
+        self.setting, self.found = setting, setting["threads"]
+        setting["threads"] = 1
+
+    def restore_original_limits(self):
+        self.setting["threads"] = self.found
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.restore_original_limits()
+
+
+def _stand_in_blas(monkeypatch):
+    """The package's BLAS limits made on a stand-in setting (2 threads), with
+    a fresh counter of one_blas_thread; returns the setting."""
     import sklearn_pgtm._parallel as parallel
 
-    class Limiter:
-        def __init__(self, setting):
-            self.setting, self.found = setting, setting["threads"]
-            setting["threads"] = 1
-
-        def restore_original_limits(self):
-            self.setting["threads"] = self.found
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.restore_original_limits()
-
     setting = {"threads": 2}
-    controller = type("Controller", (), {"limit": lambda self, **kw: Limiter(setting)})()
+    controller = type("Controller", (), {
+        "limit": lambda self, **kw: _StandInBlasLimit(setting)})()
     monkeypatch.setattr(parallel, "_blas_controller", lambda: controller)
+    monkeypatch.setattr(parallel, "_BLAS_LIMIT", parallel._SharedBlasLimit())
+    return setting
+
+
+def test_one_blas_thread_restores_the_limit_after_calls_overlapping_in_threads(monkeypatch):
+    # Each threadpoolctl limiter restored what it found: B entered at 1 and,
+    # leaving last, left BLAS on one thread for the rest of the process.
+    import sklearn_pgtm._parallel as parallel
+
+    setting = _stand_in_blas(monkeypatch)
 
     def context():
         return parallel.one_blas_thread()
@@ -438,3 +452,145 @@ def test_ignored_warnings_overlapping_in_threads_leave_no_filter():
     before = list(warnings.filters)
     _overlapping(context)
     assert warnings.filters == before
+
+
+def test_a_child_forked_during_a_fit_gets_the_blas_threads_back(monkeypatch):
+    # The fork handler reset one_blas_thread's counter but not the limit: a
+    # child forked while a thread of the parent was inside one_blas_thread
+    # (a multiprocessing worker started during a fit) kept BLAS on one
+    # thread for good.
+    import sklearn_pgtm._parallel as parallel
+
+    if not hasattr(os, "fork"):
+        pytest.skip("needs os.fork")
+    setting = _stand_in_blas(monkeypatch)
+    read_end, write_end = os.pipe()
+    with parallel.one_blas_thread():
+        assert setting["threads"] == 1
+        pid = os.fork()
+        if pid == 0:  # the child: report its setting and leave at once
+            try:
+                os.write(write_end, str(setting["threads"]).encode())
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        child_threads = int(os.read(read_end, 16).decode())
+        os.close(read_end)
+        os.waitpid(pid, 0)
+    assert setting["threads"] == 2
+    assert child_threads == 2
+
+
+def test_a_fit_in_another_thread_does_not_silence_this_threads_warnings(monkeypatch):
+    # The correlated model's NMF start ignores scikit-learn's
+    # ConvergenceWarning; the filter is process-wide, and a GibbsLDA fit in
+    # another thread lost its own ConvergenceWarning while the NMF ran.
+    import threading
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    import sklearn_pgtm._chain as chain_module
+
+    inside, release = threading.Event(), threading.Event()
+
+    class BlockingNMF(chain_module.NMF):
+        def fit_transform(self, X, y=None, W=None, H=None):
+            inside.set()
+            release.wait(30)
+            return super().fit_transform(X)
+
+    monkeypatch.setattr(chain_module, "NMF", BlockingNMF)
+    X = np.random.RandomState(0).poisson(1.0, size=(30, 12))
+    errors = []
+
+    def ctm():
+        try:
+            sklearn_pgtm.CorrelatedTopicModel(3, max_iter=2, burn_in=1, random_state=0).fit(X)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        thread = threading.Thread(target=ctm, daemon=True)
+        thread.start()
+        try:
+            assert inside.wait(30)  # the other thread is inside its filter
+            sklearn_pgtm.GibbsLDA(2, max_iter=2, burn_in=2, random_state=0).fit(X)
+        finally:
+            release.set()
+            thread.join(60)
+    assert not errors
+    assert any(issubclass(w.category, ConvergenceWarning)
+               and str(w.message).startswith("GibbsLDA: the chain ended inside its burn-in")
+               for w in caught), [str(w.message) for w in caught]
+
+
+def test_the_nmf_start_still_ignores_scikit_learns_convergence_warning(monkeypatch):
+    import warnings
+
+    import scipy.sparse as sp
+    from sklearn.exceptions import ConvergenceWarning
+
+    import sklearn_pgtm._chain as chain_module
+
+    monkeypatch.setattr(chain_module, "FACTOR_ITER", 1)
+    X = sp.csr_matrix(np.random.RandomState(0).poisson(1.0, size=(200, 150)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        chain_module.factorize(X, 5, 0)
+    assert not [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+
+
+def test_n_jobs_2_works_after_the_interpreter_began_to_shut_down():
+    # After threading's shutdown (atexit handlers, daemon threads outliving
+    # the main thread) the shared pools refused every task: n_jobs=2 raised
+    # "RuntimeError: cannot schedule new futures after shutdown" where
+    # n_jobs=1 worked. In a subprocess: the shutdown is the process's.
+    code = textwrap.dedent("""
+        import atexit
+        import numpy as np
+        from sklearn_pgtm import GibbsLDA, GibbsSLDAClassifier
+        X = np.random.RandomState(0).poisson(1.0, size=(40, 10))
+        y = np.arange(40) % 3
+        lda = GibbsLDA(3, max_iter=4, burn_in=2, n_jobs=2, random_state=0).fit(X)
+        ovr = GibbsSLDAClassifier(3, max_iter=4, burn_in=2, n_jobs=2, random_state=0)
+        expected = (lda.transform(X), ovr.fit(X, y).coef_)
+
+        def at_exit():
+            got = (lda.transform(X), ovr.fit(X, y).coef_)
+            same = all(np.array_equal(a, b) for a, b in zip(got, expected))
+            print("ok" if same else "different", flush=True)
+
+        atexit.register(at_exit)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.stdout.strip().splitlines()[-1:] == ["ok"], out.stderr[-2000:]
+
+
+def test_a_child_forked_inside_one_blas_thread_still_limits_blas_afterwards(monkeypatch):
+    # The fork handler gives the child a new counter; leaving the with block
+    # in the child decremented that new counter to -1, and every later call
+    # of the child left BLAS unlimited.
+    import sklearn_pgtm._parallel as parallel
+
+    if not hasattr(os, "fork"):
+        pytest.skip("needs os.fork")
+    setting = _stand_in_blas(monkeypatch)
+    read_end, write_end = os.pipe()
+    with parallel.one_blas_thread():
+        pid = os.fork()
+    if pid == 0:  # the child, out of the with block: limit BLAS once more
+        try:
+            with parallel.one_blas_thread():
+                inside = setting["threads"]
+            os.write(write_end, f"{inside} {setting['threads']}".encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    child = os.read(read_end, 16).decode()
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    assert child == "1 2"
+    assert setting["threads"] == 2
