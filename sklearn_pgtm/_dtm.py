@@ -190,13 +190,13 @@ def _draw_chain_variance(sum_squared_steps, n_steps, prior, gen):
     return float(rate / gen.gamma(shape))
 
 
-def _one_of_times(y, times, whom):
-    """The time labels of ``fit(X, times)`` (second place, scikit-learn's y)
-    or ``fit(X, times=...)``; a ValueError if both are given."""
-    if y is not None and times is not None:
-        raise ValueError(f"{whom}: the time labels were given twice, in second place and as "
-                         "times=; give them once.")
-    return times if y is None else y
+def _one_of_times(y, times):
+    """The time labels of ``fit(X, times=...)``, else of ``fit(X, times)``
+    (second place, scikit-learn's y). With ``times`` given by keyword, ``y``
+    is ignored, as an unsupervised transformer ignores it: it is then the
+    target that a pipeline passes to every step (the class labels of a
+    classifier after this step)."""
+    return y if times is None else times
 
 
 def _check_category_order(times, whom):
@@ -735,10 +735,11 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         y : array-like of shape (n_samples,), default=None
             The time labels given in second place, ``fit(X, times)``, as
             ``Pipeline.fit(docs, times)`` and cross-validation pass them;
-            the same as ``times``. Give one of the two. A pipeline passes its
-            ``y`` to every step: before a classifier this step would read the
-            class labels as time slices (and its ``fit_transform`` would see
-            them, ``transform`` not); fit it outside such a pipeline.
+            the same as ``times``. Ignored when ``times`` is given. A
+            pipeline passes its ``y`` to every step: before a classifier this
+            step would read the class labels as time slices unless the labels
+            are routed to it by keyword (``dynamictopicmodel__times=``, or
+            ``set_fit_request(times=True)`` with metadata routing).
 
         times : array-like of shape (n_samples,), default=None
             Time label of each document: any mutually orderable values
@@ -756,7 +757,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         """
         name = type(self).__name__
         whom = f"{name}.fit"
-        times = _one_of_times(y, times, whom)
+        times = _one_of_times(y, times)
         self._check_params()
         X = check_counts(self, X, reset=True, whom=whom)
         check_nonempty_corpus(X, whom)
@@ -938,7 +939,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         doc_topic : ndarray of shape (n_samples, n_components)
             ``self.fit(X, times=times).transform(X, times)``.
         """
-        times = _one_of_times(y, times, f"{type(self).__name__}.fit_transform")
+        times = _one_of_times(y, times)
         return self.fit(X, times=times).transform(X, times)
 
     # ------------------------------------------------------------- inference
@@ -1139,7 +1140,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         y : array-like of shape (n_samples,), default=None
             The time labels given in second place, ``score(X, times)``, as
             ``Pipeline.score(docs, times)`` passes them; the same as
-            ``times``. Give one of the two.
+            ``times``. Ignored when ``times`` is given.
 
         times : array-like of shape (n_samples,), default=None
             Time label of each document (see :meth:`transform`).
@@ -1150,7 +1151,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             Log-likelihood of the held-out halves.
         """
         whom = f"{type(self).__name__}.score"
-        return self._completion_log_likelihood(X, _one_of_times(y, times, whom), whom)[0]
+        return self._completion_log_likelihood(X, _one_of_times(y, times), whom)[0]
 
     def perplexity(self, X, times=None):
         """Document completion perplexity ``exp(-score(X, times) / n_heldout)``.

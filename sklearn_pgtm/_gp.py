@@ -1075,7 +1075,10 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, n_categories)
             Rows sum to 1.
         """
-        X = self._check_inputs(X)
+        return self._predict(self._check_inputs(X))
+
+    def _predict(self, X):
+        """:meth:`predict` of inputs X already validated (``_check_inputs``)."""
         n_sticks = self.n_categories_ - 1
         if n_sticks == 0:
             return np.ones((X.shape[0], 1))
@@ -1221,11 +1224,14 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
             Log-likelihood per count (nats).
         """
         check_is_fitted(self)
+        check_call_settings(self, ("n_jobs",))
         X, Y = self._check_counts(X, y, reset=False)
         if Y.shape[1] != self.n_categories_:
             raise ValueError(f"y has {Y.shape[1]} categories; the model was fitted with "
                              f"{self.n_categories_}.")
-        proba = self.predict(X)
+        # Not predict(X): X is already an array here, and a second validation
+        # warned that "X does not have valid feature names" after a DataFrame fit.
+        proba = self._predict(X)
         total = Y.sum()
         if total == 0:
             return 0.0

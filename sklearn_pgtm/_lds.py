@@ -1356,7 +1356,10 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             Total count of each row (1: one-hot rows, i.e. tokens).
 
         random_state : int, RandomState instance or None, default=None
-            Seed of the draw.
+            Seed of the draw. None uses the estimator's ``random_state`` (as
+            :meth:`sklearn.mixture.GaussianMixture.sample` does), so that a
+            model with an integer ``random_state`` draws the same sequence on
+            every call.
 
         Returns
         -------
@@ -1377,7 +1380,9 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         whom = f"{type(self).__name__}.sample"
         n_samples = check_n_draws(n_samples, whom)
         n_counts = check_draw_totals(n_counts, n_samples, whom, "n_counts")
-        rng = check_random_state(random_state)
+        # The class documents random_state as the "seed of every random
+        # draw"; sample() with None drew from fresh entropy on every call.
+        rng = check_random_state(self.random_state if random_state is None else random_state)
         dim = self._n_states()
         A, Q = self.dynamics_matrix_, self.dynamics_covariance_
         z = np.empty((n_samples, dim))

@@ -907,3 +907,22 @@ def test_score_is_the_log_predictive_per_count(data):
     expected = np.sum(y_new * np.log(gp.predict(new))) / y_new.sum()
     assert gp.score(new, y_new) == pytest.approx(expected, rel=1e-10)
     assert gp.score(new, 2 * y_new) == pytest.approx(expected, rel=1e-10)
+
+
+def test_gp_score_on_dataframe_does_not_warn_about_feature_names():
+    # scikit-learn's check_dataframe_column_names_consistency: a model fitted
+    # on a DataFrame scores a DataFrame with the same columns without the
+    # "X does not have valid feature names" warning (GaussianProcessRegressor
+    # gives none); score validated X and passed the bare array to predict.
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"year": np.linspace(0.0, 1.0, 12)})
+    Y = np.random.default_rng(0).poisson(2.0, size=(12, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gp = MultinomialGaussianProcess(max_iter=4, burn_in=2, random_state=0).fit(X, Y)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="X does not have valid feature names")
+        score = gp.score(X, Y)
+    assert np.isfinite(score)
+    assert score == pytest.approx(
+        float(np.sum(Y[Y > 0] * np.log(gp.predict(X)[Y > 0])) / Y.sum()))
