@@ -1,6 +1,6 @@
 """MultinomialGaussianProcess: recovery, US baby names, and the measured defaults.
 
-Four parts, each its own section of RESULTS.md:
+Parts, each its own section of RESULTS.md:
 
 - ``gp_recovery``: data drawn from the model itself (K = 5 categories, 40
   training and 20 held-out inputs in [0, 10], 50 counts per input, a Matern
@@ -25,8 +25,11 @@ Four parts, each its own section of RESULTS.md:
 - ``gp_restarts``: n_restarts_optimizer 0 / 2 / 5 (log marginal likelihood of
   the empirical fit, predictions, time), and what pg_method="auto" draws for
   the stick counts of both data sets, beside "exact".
+- ``gp_extrapolation``: the 90% bands of the latent curves in a gap of the
+  training inputs and beyond their range (data drawn from the model).
 
-Usage: python benchmarks/gp.py [--quick] [--part recovery|names|defaults|threads|restarts]
+Usage: python benchmarks/gp.py [--quick]
+       [--part recovery|names|defaults|threads|restarts|extrapolation]
        python benchmarks/gp.py --example-data   (the example's embedded table)
 """
 
@@ -679,8 +682,80 @@ def example_table(first=1960, last=2016):
     return "\n".join(lines)
 
 
+def draw_with_gap(seed, n_categories=5, total=50):
+    """A draw of the model (as :func:`draw_from_model`) with 40 training
+    inputs on [0, 4] and [6, 10] and held-out inputs in the gap (4, 6), within
+    1 of the range (10 to 11) and 1 to 3 beyond it (11 to 13 and -3 to -1):
+    training inputs, counts, and the held-out inputs and true logits per
+    region."""
+    from sklearn.gaussian_process.kernels import ConstantKernel, Matern
+
+    from sklearn_pgtm._gp import kernel_matrix, prior_factor
+
+    rng = np.random.default_rng(seed)
+    regions = {"training": np.r_[rng.uniform(0, 4, 20), rng.uniform(6, 10, 20)],
+               "gap (4, 6)": rng.uniform(4, 6, 10),
+               "0-1 beyond": rng.uniform(10, 11, 10),
+               "1-3 beyond": np.r_[rng.uniform(11, 13, 5), rng.uniform(-3, -1, 5)]}
+    u = np.concatenate(list(regions.values()))[:, None]
+    kernel = ConstantKernel(1.5) * Matern(2.0, nu=2.5)
+    f = prior_factor(kernel_matrix(kernel, u, 0.0)) @ rng.standard_normal(
+        (u.shape[0], n_categories - 1))
+    psi = f + np.linspace(0.5, -0.5, n_categories - 1)
+    bounds = np.cumsum([0] + [len(v) for v in regions.values()])
+    parts = {name: (u[lo:hi], psi[lo:hi]) for name, lo, hi in zip(regions, bounds, bounds[1:])}
+    pi = stick_breaking(parts["training"][1])
+    y = rng.multinomial(total, pi / pi.sum(axis=1, keepdims=True)).astype(float)
+    return parts["training"][0], y, parts, kernel
+
+
+def extrapolation(quick):
+    """Coverage of the 90 % bands of predict_latent away from the training
+    inputs (gap, beyond the range)."""
+    from sklearn_pgtm import MultinomialGaussianProcess
+
+    n_sets = 3 if quick else 100
+    configs = [("defaults", {}, n_sets), ("true kernel, fixed", "truth", n_sets),
+               ('hyperparameters="sample"', {"hyperparameters": "sample"},
+                max(n_sets // 2, 2))]
+    rows, summary = [], {}
+    for label, params, n in configs:
+        cover, z2 = {}, {}
+        for seed in range(n):
+            u, y, parts, kernel = draw_with_gap(seed)
+            kwargs = ({"kernel": kernel, "hyperparameters": "fixed"} if params == "truth"
+                      else params)
+            gp = MultinomialGaussianProcess(random_state=seed, **kwargs).fit(u, y)
+            for name, (inputs, psi) in parts.items():
+                mean, sd = gp.predict_latent(inputs, return_std=True)
+                z = (psi - mean) / sd
+                cover.setdefault(name, []).append(np.mean(np.abs(z) <= 1.645))
+                z2.setdefault(name, []).append(np.mean(z ** 2))
+        rows.append([label, n] + [f"{100 * np.mean(v):.1f}% ({100 * mean_se(v)[1]:.1f})"
+                                  for v in cover.values()]
+                    + [f"{np.mean(z2[name]):.2f}" for name in ("0-1 beyond", "1-3 beyond")])
+        summary[f"extrapolation {label}: coverage 1-3 beyond"] = round(
+            float(np.mean(cover["1-3 beyond"])), 3)
+        print(rows[-1], flush=True)
+    body = (
+        "Data sets drawn from the model as in section gp_recovery (K = 5, 50 counts per "
+        "input, f_k ~ GP(0, 1.5 Matern_5/2(l=2)), mu = (0.5, ..., -0.5)), but the 40 "
+        "training inputs uniform on [0, 4] and [6, 10], and held-out inputs in the gap "
+        "(4, 6) (10 per set), within 1 of the range (10 to 11; 10) and 1 to 3 beyond it (11 "
+        "to 13 and -3 to -1; 10): 0.5 to 1.5 length scales from the nearest training "
+        "input. Coverage in % of the true logits by the 90 % bands of "
+        "`predict_latent(return_std=True)` (|psi - mean| <= 1.645 sd; standard error over "
+        "the data sets), and the mean of z^2 = ((psi - mean) / sd)^2 beyond the range "
+        "(1 for calibrated bands).\n\n"
+        + markdown_table(["fit", "data sets"] + list(cover) + ["z^2, 0-1 beyond",
+                                                               "z^2, 1-3 beyond"], rows))
+    write_section("gp_extrapolation", "MultinomialGaussianProcess: bands away from the "
+                  "training inputs", body)
+    return summary
+
+
 PARTS = {"recovery": recovery, "names": names, "defaults": defaults, "threads": threads,
-         "restarts": restarts}
+         "restarts": restarts, "extrapolation": extrapolation}
 
 
 def main(quick=False, parts=None):

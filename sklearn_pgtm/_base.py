@@ -128,9 +128,10 @@ def check_counts(estimator, X, *, reset, whom=None, as_tokens=True):
       (from :func:`~sklearn.utils.validation.validate_data`);
     - negative values raise ``ValueError("Negative values in data passed
       to ...")``;
-    - non-integer values are rounded to the nearest integer (topic models
-      count tokens), with a ``UserWarning`` when most nonzero entries are
-      fractional (TF-IDF or normalized input is not counts);
+    - non-integer values are rounded to the nearest integer, halves to the
+      even one as :func:`numpy.rint` does (topic models count tokens), with
+      a ``UserWarning`` when most nonzero entries are fractional (TF-IDF or
+      normalized input is not counts);
     - a document with more tokens than the int32 counts can hold raises
       ``ValueError`` (``as_tokens``: the rows are expanded into tokens), and
       so does a training corpus (``reset``) of more than
@@ -956,8 +957,9 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         # The sweeps' dense algebra is small (K x K conditionals, D x K
         # products); a multi-threaded BLAS on it only adds threads that spin
         # after each call and take the cores from the package's own threads
-        # (multinomial classifier on two threads, 20 Newsgroups: 277 -> 234 ms
-        # per sweep; benchmarks/RESULTS.md, "Two threads").
+        # (binary classifier on two threads, 20 Newsgroups: a median speed-up
+        # of 1.61 before, 1.64-1.65 after; benchmarks/RESULTS.md, section
+        # throughput_threads, "Two threads").
         with one_blas_thread(), reporter:
             it = 0
             while it < n_iter + run.extra_sweeps:

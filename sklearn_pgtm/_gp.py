@@ -609,7 +609,9 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
 
         Measured (``benchmarks/RESULTS.md``): on data drawn from the model
         both ``"empirical"`` and ``"sample"`` give 90% bands that hold the
-        true curves 88-90% of the time (gp_recovery); on the baby names
+        true curves 88-90% of the time at inputs within the training range
+        (gp_recovery), but 76-77% at inputs 0.5-1.5 length scales beyond it
+        (87% with the true kernel; gp_extrapolation); on the baby names
         ``"empirical"`` predicts 2012-2013 better (0.580 vs 0.532 nats per
         name for boys, 0.420 vs 0.399 for girls, and more top/bottom-10
         names; gp_names) at two thirds of the time: the sampled kernels have

@@ -420,8 +420,15 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         four subsets of 3-6 classes (two seeds) one-vs-rest gained 0.0081 on
         average (6 of 8 fits better) and the multinomial model nothing
         (-0.0011, 3 of 8 better; ``benchmarks/slda_20news.py --part
-        prediction``, section slda_prediction). Read at fit (``coef_``
-        depends on it): set after fit, it applies from the next fit.
+        prediction``, section slda_prediction). Probabilities: on binary
+        tasks drawn from the model, ``predict_proba`` with ``"refit"`` is as
+        calibrated as the weights' posterior mode given the true topic
+        frequencies (c = 1 and 25); with ``"average"`` or ``"last"`` at
+        c = 25 its logits are 3.5-6 times too spread (excess log loss
+        0.22-0.51 nats per document against 0.006-0.009;
+        ``benchmarks/slda_calibration.py``, section slda_calibration). Read
+        at fit (``coef_`` depends on it): set after fit, it applies from the
+        next fit.
 
     prediction_topics : {"expected", "inferred"}, default="expected"
         The topic frequencies ``zbar`` of a document that the weights score
@@ -584,12 +591,12 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
 
     Notes
     -----
-    Counts are rounded to the nearest integer. Documents without tokens are
-    allowed: they do not inform the classifier during training (their
-    ``zbar`` is zero) and their score at prediction time is 0 (probability
-    1/2 in a binary problem). ``score`` is the accuracy (as for every
-    scikit-learn classifier); ``perplexity`` averages the binary models' log
-    likelihoods per token.
+    Counts are rounded to the nearest integer (halves to even). Documents
+    without tokens are allowed: they do not inform the classifier during
+    training (their ``zbar`` is zero) and their score at prediction time is
+    0 (probability 1/2 in a binary problem). ``score`` is the accuracy (as
+    for every scikit-learn classifier); ``perplexity`` averages the binary
+    models' log likelihoods per token.
 
     References
     ----------
