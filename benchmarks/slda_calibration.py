@@ -106,7 +106,7 @@ def main(quick=False):
 
     n_tasks = 2 if quick else 10
     prior_variance = GibbsSLDAClassifier().prior_variance
-    rows, t_start = [], time.perf_counter()
+    rows, summary, t_start = [], {}, time.perf_counter()
     for signal, eta_sd in SIGNALS.items():
         tasks = [binary_task(seed, eta_sd) for seed in range(n_tasks)]
         bayes = np.mean([exact_brier(p[N_TRAIN:]) for *_, p in tasks])
@@ -130,6 +130,8 @@ def main(quick=False):
                 label = (f"prediction='{name}'" + (" (default)" if name == "refit" else "")
                          if name != "reference" else "reference: MAP weights on true zbar")
                 rows.append([signal, c, label] + row_cells(values) + [f"{bayes:.3f}"])
+                summary[f"{signal} labels, c={c}, {name}: excess log loss"] = round(
+                    float(np.mean([x["kl"] for x in values])), 4)
                 print(" | ".join(map(str, rows[-1])), flush=True)
     header = ["labels", "c", "weights", "slope", "spread", "excess log loss",
               "Brier", "exact Brier"]
@@ -140,6 +142,7 @@ def main(quick=False):
         markdown_table(header, rows)])
     write_section("slda_calibration",
                   "GibbsSLDAClassifier: calibration of predict_proba on drawn tasks", body)
+    return summary
 
 
 if __name__ == "__main__":
