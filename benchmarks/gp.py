@@ -82,17 +82,23 @@ def fmt(values, digits=2):
 
 
 # ---------------------------------------------------------------- recovery
-def draw_from_model(seed, n_train=40, n_test=20, n_categories=5, total=50):
+def true_logits(rng, u, n_categories):
+    """The model's kernel and a draw of its logits at inputs ``u``:
+    f_k ~ GP(0, 1.5 Matern_5/2(l=2)) per stick, mu = (0.5, ..., -0.5)."""
     from sklearn.gaussian_process.kernels import ConstantKernel, Matern
 
     from sklearn_pgtm._gp import kernel_matrix, prior_factor
 
-    rng = np.random.default_rng(seed)
-    u = rng.uniform(0, 10, size=(n_train + n_test, 1))
     kernel = ConstantKernel(1.5) * Matern(2.0, nu=2.5)
     f = prior_factor(kernel_matrix(kernel, u, 0.0)) @ rng.standard_normal(
         (u.shape[0], n_categories - 1))
-    psi = f + np.linspace(0.5, -0.5, n_categories - 1)
+    return f + np.linspace(0.5, -0.5, n_categories - 1), kernel
+
+
+def draw_from_model(seed, n_train=40, n_test=20, n_categories=5, total=50):
+    rng = np.random.default_rng(seed)
+    u = rng.uniform(0, 10, size=(n_train + n_test, 1))
+    psi, kernel = true_logits(rng, u, n_categories)
     pi = stick_breaking(psi)
     y = rng.multinomial(total, pi / pi.sum(axis=1, keepdims=True)).astype(float)
     train = slice(0, n_train)
@@ -688,20 +694,13 @@ def draw_with_gap(seed, n_categories=5, total=50):
     1 of the range (10 to 11) and 1 to 3 beyond it (11 to 13 and -3 to -1):
     training inputs, counts, and the held-out inputs and true logits per
     region."""
-    from sklearn.gaussian_process.kernels import ConstantKernel, Matern
-
-    from sklearn_pgtm._gp import kernel_matrix, prior_factor
-
     rng = np.random.default_rng(seed)
     regions = {"training": np.r_[rng.uniform(0, 4, 20), rng.uniform(6, 10, 20)],
                "gap (4, 6)": rng.uniform(4, 6, 10),
                "0-1 beyond": rng.uniform(10, 11, 10),
                "1-3 beyond": np.r_[rng.uniform(11, 13, 5), rng.uniform(-3, -1, 5)]}
     u = np.concatenate(list(regions.values()))[:, None]
-    kernel = ConstantKernel(1.5) * Matern(2.0, nu=2.5)
-    f = prior_factor(kernel_matrix(kernel, u, 0.0)) @ rng.standard_normal(
-        (u.shape[0], n_categories - 1))
-    psi = f + np.linspace(0.5, -0.5, n_categories - 1)
+    psi, kernel = true_logits(rng, u, n_categories)
     bounds = np.cumsum([0] + [len(v) for v in regions.values()])
     parts = {name: (u[lo:hi], psi[lo:hi]) for name, lo, hi in zip(regions, bounds, bounds[1:])}
     pi = stick_breaking(parts["training"][1])

@@ -454,6 +454,24 @@ def test_ignored_warnings_overlapping_in_threads_leave_no_filter():
     assert warnings.filters == before
 
 
+def _forked_report(report):
+    """Fork: the child writes ``str(report())`` to a pipe and leaves at once;
+    returns what it wrote (in the parent)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(write_end, str(report()).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    text = os.read(read_end, 64).decode()
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    return text
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_child_forked_during_a_fit_gets_the_blas_threads_back(monkeypatch):
     # The fork handler reset one_blas_thread's counter but not the limit: a
     # child forked while a thread of the parent was inside one_blas_thread
@@ -461,24 +479,12 @@ def test_a_child_forked_during_a_fit_gets_the_blas_threads_back(monkeypatch):
     # thread for good.
     import sklearn_pgtm._parallel as parallel
 
-    if not hasattr(os, "fork"):
-        pytest.skip("needs os.fork")
     setting = _stand_in_blas(monkeypatch)
-    read_end, write_end = os.pipe()
     with parallel.one_blas_thread():
         assert setting["threads"] == 1
-        pid = os.fork()
-        if pid == 0:  # the child: report its setting and leave at once
-            try:
-                os.write(write_end, str(setting["threads"]).encode())
-            finally:
-                os._exit(0)
-        os.close(write_end)
-        child_threads = int(os.read(read_end, 16).decode())
-        os.close(read_end)
-        os.waitpid(pid, 0)
+        child = _forked_report(lambda: setting["threads"])
     assert setting["threads"] == 2
-    assert child_threads == 2
+    assert child == "2"
 
 
 def test_a_fit_in_another_thread_does_not_silence_this_threads_warnings(monkeypatch):
@@ -569,28 +575,26 @@ def test_n_jobs_2_works_after_the_interpreter_began_to_shut_down():
     assert out.stdout.strip().splitlines()[-1:] == ["ok"], out.stderr[-2000:]
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_child_forked_inside_one_blas_thread_still_limits_blas_afterwards(monkeypatch):
     # The fork handler gives the child a new counter; leaving the with block
     # in the child decremented that new counter to -1, and every later call
     # of the child left BLAS unlimited.
     import sklearn_pgtm._parallel as parallel
 
-    if not hasattr(os, "fork"):
-        pytest.skip("needs os.fork")
     setting = _stand_in_blas(monkeypatch)
-    read_end, write_end = os.pipe()
-    with parallel.one_blas_thread():
-        pid = os.fork()
-    if pid == 0:  # the child, out of the with block: limit BLAS once more
-        try:
-            with parallel.one_blas_thread():
-                inside = setting["threads"]
-            os.write(write_end, f"{inside} {setting['threads']}".encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    child = os.read(read_end, 16).decode()
-    os.close(read_end)
-    os.waitpid(pid, 0)
+    block = parallel.one_blas_thread()
+
+    def leave_then_limit_again():
+        block.__exit__(None, None, None)  # the child leaves the block
+        with parallel.one_blas_thread():
+            inside = setting["threads"]
+        return f"{inside} {setting['threads']}"
+
+    block.__enter__()
+    try:
+        child = _forked_report(leave_then_limit_again)
+    finally:
+        block.__exit__(None, None, None)
     assert child == "1 2"
     assert setting["threads"] == 2
