@@ -331,6 +331,10 @@ def validation_corpora(quick):
                         "document kept"),
         held_out_corpus("SOTU paragraphs, raw counts", sotu_counts("paragraph", raw=True), 20,
                         "CountVectorizer() at its defaults"),
+        held_out_corpus("SOTU sentences", sotu_counts("sentence"), 20,
+                        "10,000 sentences of at least 10 words: very short documents"),
+        held_out_corpus("20NG 4 groups x 120, K = 50", news_subset(SMALL_NEWS, 120), 50,
+                        "more topics than 432 messages of 4 groups support"),
     ]
 
 
