@@ -737,9 +737,9 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             ``Pipeline.fit(docs, times)`` and cross-validation pass them;
             the same as ``times``. Ignored when ``times`` is given. A
             pipeline passes its ``y`` to every step: before a classifier this
-            step would read the class labels as time slices unless the labels
-            are routed to it by keyword (``dynamictopicmodel__times=``, or
-            ``set_fit_request(times=True)`` with metadata routing).
+            step would read the class labels as time slices unless the time
+            labels are routed to it by keyword (``dynamictopicmodel__times=``,
+            or ``set_fit_request(times=True)`` with metadata routing).
 
         times : array-like of shape (n_samples,), default=None
             Time label of each document: any mutually orderable values
