@@ -152,13 +152,15 @@ def held_out_corpus(name, X, n_topics, note="", seed=SEED):
     return Corpus(name, X_train, X_held, n_topics, note)
 
 
+# twenty_news's arguments for raw counts: scikit-learn's default
+# CountVectorizer() (stop words and words of one document kept).
+RAW_COUNTS = dict(min_df=1, stop_words=None)
+
+
 def news_subset(categories, max_docs_per_class=None, raw=False):
-    """Training messages of ``categories``; ``raw``: scikit-learn's default
-    ``CountVectorizer()`` (stop words kept, words of one document too)."""
-    if raw:
-        return twenty_news(categories, max_docs_per_class=max_docs_per_class, min_df=1,
-                           stop_words=None)["X_train"]
-    return twenty_news(categories, max_docs_per_class=max_docs_per_class)["X_train"]
+    """Training messages of ``categories``; ``raw``: :data:`RAW_COUNTS`."""
+    return twenty_news(categories, max_docs_per_class=max_docs_per_class,
+                       **(RAW_COUNTS if raw else {}))["X_train"]
 
 
 def ctm_corpus(n_docs, n_words, n_topics, doc_length, seed):
@@ -718,7 +720,7 @@ def classifier_corpora(quick, pairs=None, raw=False):
     out = []
     for pair in pairs:
         news = twenty_news(list(pair), max_docs_per_class=60 if quick else None,
-                           **(dict(min_df=1, stop_words=None) if raw else {}))
+                           **(RAW_COUNTS if raw else {}))
         X_test, y_test = news["X_test"], news["y_test"]
         if quick:
             X_test, y_test = X_test[::4], y_test[::4]

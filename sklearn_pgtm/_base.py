@@ -531,10 +531,11 @@ def trend_z_score(values):
         return 0.0
     # The score does not depend on the scale; rescaled, the sums of squares
     # of a trace near 1e300 (a classifier with c = 1e300) do not overflow.
-    spread = np.abs(values - values.mean()).max()
+    centred = values - values.mean()
+    spread = np.abs(centred).max()
     if spread == 0.0:
         return 0.0
-    values = (values - values.mean()) / spread
+    values = centred / spread
     t, slope = _least_squares_slope(values)
     resid = values - values.mean() - slope * t
     var = resid @ resid / (n - 2)

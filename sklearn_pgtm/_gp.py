@@ -1055,9 +1055,13 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
                 "for the default Matern kernel); rescale X.")
         return values
 
-    def _check_inputs(self, X):
+    def _check_fitted_call(self):
+        """Fitted, and the settings a post-fit call reads (``n_jobs``) valid."""
         check_is_fitted(self)
         check_call_settings(self, ("n_jobs",))
+
+    def _check_inputs(self, X):
+        self._check_fitted_call()
         return validate_data(self, X, reset=False, dtype=np.float64)
 
     def predict(self, X):
@@ -1225,8 +1229,7 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         score : float
             Log-likelihood per count (nats).
         """
-        check_is_fitted(self)
-        check_call_settings(self, ("n_jobs",))
+        self._check_fitted_call()
         X, Y = self._check_counts(X, y, reset=False)
         if Y.shape[1] != self.n_categories_:
             raise ValueError(f"y has {Y.shape[1]} categories; the model was fitted with "

@@ -904,6 +904,7 @@ def test_pipeline_on_the_embedded_sotu_sample():
 def test_times_by_keyword_and_routed_in_a_pipeline(dynamic_corpus):
     # fit(X, times), fit(X, times=...) and a pipeline's dynamictopicmodel__times
     # are one fit; keyword labels win over y.
+    from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import FunctionTransformer
 
@@ -919,12 +920,20 @@ def test_times_by_keyword_and_routed_in_a_pipeline(dynamic_corpus):
         DynamicTopicModel(2, **params).fit_transform(X, times=times),
         DynamicTopicModel(2, **params).fit_transform(X, times))
     assert by_place.score(X, times) == by_place.score(X, times=times)
-    # Labels by keyword win over y, which a pipeline passes to every step
-    # (before a classifier: the class labels).
+    # Labels by keyword win over y, which a pipeline passes to every step:
+    # before a classifier, its class labels (the DTM refused "the time labels
+    # ... given twice" although the user gave them once).
     labels = np.arange(X.shape[0]) % 2
     np.testing.assert_array_equal(
         DynamicTopicModel(2, **params).fit(X, labels, times=times).components_,
         by_place.components_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipe = make_pipeline(DynamicTopicModel(2, n_infer_iter=4, **params),
+                             LogisticRegression())
+        pipe.fit(X, labels, dynamictopicmodel__times=times)
+    np.testing.assert_array_equal(pipe[0].components_, by_place.components_)
+    assert pipe.predict(X).shape == (X.shape[0],)
 
 
 # --------------------------------------------------------- embedded corpus
@@ -1128,23 +1137,3 @@ def test_words_without_tokens_share_the_mass_the_others_leave(dynamic_corpus):
     theta = model.transform(new_doc, times=[times[0]])
     assert np.all(np.isfinite(theta)) and np.isclose(theta.sum(), 1.0)
 
-
-def test_dtm_times_routed_before_a_classifier_in_a_pipeline():
-    # The documented routing (dynamictopicmodel__times=) works when the
-    # pipeline also has a y for its final classifier: Pipeline.fit passes
-    # that y to every step, and the DTM refused "the time labels ... given
-    # twice" although the user gave them once.
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-
-    X = np.random.default_rng(0).poisson(2.0, size=(24, 6))
-    times = np.repeat([2001, 2002, 2003], 8)
-    y = np.arange(24) % 2
-    params = dict(max_iter=4, warm_start_iter=2, n_init=1, n_infer_iter=4, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        pipe = make_pipeline(DynamicTopicModel(2, **params), LogisticRegression())
-        pipe.fit(X, y, dynamictopicmodel__times=times)
-        alone = DynamicTopicModel(2, **params).fit(X, times=times)
-    np.testing.assert_array_equal(pipe[0].components_, alone.components_)
-    assert pipe.predict(X).shape == (24,)
