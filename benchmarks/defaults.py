@@ -66,6 +66,7 @@ Usage: python benchmarks/defaults.py [--quick]
        [--n-components K] [--c C]  (classifier: other K or c than 20 and 25, own section)
        [--classifier-seeds S ...]  (classifier: random states, default 0 1 2 3 4)
        [--raw-counts]         (classifier: pairs counted with stop words kept, own section)
+       [--bodies]             (classifier: the pairs' message bodies only, own section)
 
 ``--quick`` (small corpora, K = 20, one pair) takes about 2 minutes. The full
 run is long: a rough estimate from the quick run's rates (loaded machine,
@@ -155,6 +156,18 @@ def held_out_corpus(name, X, n_topics, note="", seed=SEED):
 # twenty_news's arguments for raw counts: scikit-learn's default
 # CountVectorizer() (stop words and words of one document kept).
 RAW_COUNTS = dict(min_df=1, stop_words=None)
+
+# The classifier's ways of counting the pairs' messages (``--raw-counts``,
+# ``--bodies``): twenty_news's arguments, and how the section describes them.
+COUNTINGS = {
+    "stop words": ({}, ""),
+    "raw": (RAW_COUNTS, "counted by CountVectorizer() at its defaults: stop words and "
+                        "words of one document kept"),
+    "bodies": (dict(remove=("headers", "footers", "quotes")),
+               "message bodies only: headers, signature blocks and quoted replies removed "
+               "by fetch_20newsgroups(remove=('headers', 'footers', 'quotes')), then counted "
+               "as the stop-word table: CountVectorizer(stop_words='english', min_df=2)"),
+}
 
 
 def news_subset(categories, max_docs_per_class=None, raw=False):
@@ -688,7 +701,9 @@ def auto_cost(X, K, n_sweeps, n_rounds):
 class TomotopySLDA(BaseEstimator):
     """tomotopy's SLDAModel at its defaults except ``k``, a binary response
     and its GLM weight ``c`` (our ``c``); ``n_iter`` training iterations on
-    one worker, its default inference."""
+    one worker, its default inference. Documents without a word it knows
+    (message bodies can be empty) get the more frequent training label, as
+    an intercept alone would predict."""
 
     def __init__(self, n_components, c, n_iter, seed):
         self.n_components, self.c, self.n_iter, self.seed = n_components, c, n_iter, seed
@@ -698,10 +713,11 @@ class TomotopySLDA(BaseEstimator):
                                     glm_param=[float(self.c)], seed=self.seed)
         self.model.train(self.n_iter, workers=1)
         self._used = set(self.model.used_vocabs)
+        self._majority = int(np.mean(y) > 0.5)
         return self
 
     def predict(self, X):
-        out = np.zeros(X.shape[0], dtype=int)
+        out = np.full(X.shape[0], self._majority)
         docs, rows = tomotopy_documents(self.model, X, self._used)
         if docs:
             self.model.infer(docs, workers=1)
@@ -709,24 +725,24 @@ class TomotopySLDA(BaseEstimator):
         return out
 
 
-def classifier_corpora(quick, pairs=None, raw=False):
+def classifier_corpora(quick, pairs=None, counting="stop words"):
     """(name, X_train, y_train, X_test, y_test) of the binary tasks: the
     20 Newsgroups ``pairs`` (default PAIRS, then the sLDA-drawn task);
-    ``raw``: the pairs counted by scikit-learn's default ``CountVectorizer()``
-    (stop words and words of one document kept), no drawn task."""
+    ``counting`` another key of :data:`COUNTINGS` than ``"stop words"``: the
+    pairs counted that way, no drawn task."""
     drawn = pairs is None
     pairs = PAIRS if pairs is None else pairs
     pairs = pairs[:1] if quick else pairs
     out = []
     for pair in pairs:
         news = twenty_news(list(pair), max_docs_per_class=60 if quick else None,
-                           **(RAW_COUNTS if raw else {}))
+                           **COUNTINGS[counting][0])
         X_test, y_test = news["X_test"], news["y_test"]
         if quick:
             X_test, y_test = X_test[::4], y_test[::4]
         out.append((" vs ".join(pair) + (" (60 per class)" if quick else ""),
                     news["X_train"], news["y_train"], X_test, y_test))
-    if raw or not drawn:
+    if counting != "stop words" or not drawn:
         return out
     out.append(("sLDA-drawn",) + drawn_classifier_task(quick))
     return out
@@ -858,13 +874,15 @@ def topic_header(n_seeds):
             + ["ratio to best peer", "fit s", "M token-sweeps/s", "ConvergenceWarning"])
 
 
-def run_classifiers(quick, K=20, c=25, pairs=None, seeds=CLASSIFIER_SEEDS, raw=False):
-    """Every classifier on every task (``pairs``: see :func:`classifier_corpora`),
+def run_classifiers(quick, K=20, c=25, pairs=None, seeds=CLASSIFIER_SEEDS,
+                    counting="stop words"):
+    """Every classifier on every task (``pairs``, ``counting``: see
+    :func:`classifier_corpora`),
     over ``seeds`` (the first one in the quick run): rows of mean and sd
     of the test accuracy, and per task the mean accuracy of each classifier."""
     seeds = seeds[:1] if quick else seeds
     rows, per_task = [], {}
-    for name, X_train, y_train, X_test, y_test in classifier_corpora(quick, pairs, raw):
+    for name, X_train, y_train, X_test, y_test in classifier_corpora(quick, pairs, counting):
         print(f"{name}: {X_train.shape[0]} training / {X_test.shape[0]} test documents",
               flush=True)
         accuracies, seconds = {}, {}
@@ -1144,7 +1162,7 @@ def _section_suffix(names):
 
 
 def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, settings=None,
-         pairs=None, K=20, c=25, classifier_seeds=CLASSIFIER_SEEDS, raw=False):
+         pairs=None, K=20, c=25, classifier_seeds=CLASSIFIER_SEEDS, counting="stop words"):
     from _corpora import DATA
 
     if not (DATA / "20newsgroups").exists():
@@ -1196,15 +1214,15 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
                       "\n".join(body))
         out.update({f"{n} wins": f"{w}/{t}" for n, (w, t) in verdicts.items()})
     if part in ("classifier", "all"):
-        c_rows, per_task = run_classifiers(quick, K, c, pairs, classifier_seeds, raw)
+        c_rows, per_task = run_classifiers(quick, K, c, pairs, classifier_seeds,
+                                           counting)
         verdicts, accuracies = classifier_verdicts(per_task)
         n_seeds = 1 if quick else len(classifier_seeds)
         # Other K or c than the issue's (no default was chosen at them): own section.
         other = "" if (K, c) == (20, 25) else re.sub(r"\W", "_", f"_k{K}_c{c}")
         body = [f"The classifier at its defaults with K = {K}, c = {c}, on binary tasks "
-                + ("(20 Newsgroups pairs: bydate train / test, counted by "
-                   "CountVectorizer() at its defaults: stop words and words of one "
-                   "document kept), " if raw
+                + (f"(20 Newsgroups pairs: bydate train / test, {COUNTINGS[counting][1]}), "
+                   if counting != "stop words"
                    else "(20 Newsgroups pairs: bydate train / test; sLDA-drawn: 30 % held "
                    "out), " if pairs is None
                    else "(20 Newsgroups pairs chosen with --pairs: bydate train / test), ")
@@ -1223,9 +1241,10 @@ def main(quick=False, part="all", only=None, seeds=(SEED,), models=None, setting
                 markdown_table(["task", "model", "accuracy (mean)", "sd", "fit s"], c_rows),
                 "", "Targets (issue 12, set at K = 20, c = 25), on the 20 Newsgroups pairs:",
                 ""] + verdicts
-        if raw:
-            section, title = "defaults_classifier_raw_counts" + other, (
-                ", raw counts" + (f", K = {K}, c = {c}" if other else ""))
+        if counting != "stop words":
+            name = {"raw": "raw counts", "bodies": "message bodies"}[counting]
+            section, title = (f"defaults_classifier_{_section_suffix([name])}" + other,
+                              f", {name}" + (f", K = {K}, c = {c}" if other else ""))
         elif other:
             section, title = "defaults_classifier" + other, f", K = {K}, c = {c}"
         else:
@@ -1342,10 +1361,16 @@ if __name__ == "__main__":
                              "(own section unless 25)")
     parser.add_argument("--classifier-seeds", nargs="+", type=int, default=CLASSIFIER_SEEDS,
                         help="classifier: random states of the fits (default: 0 1 2 3 4)")
-    parser.add_argument("--raw-counts", action="store_true",
-                        help="classifier: the pairs counted by CountVectorizer() at its "
-                             "defaults, stop words kept (own section, "
-                             "defaults_classifier_raw_counts)")
+    counting = parser.add_mutually_exclusive_group()
+    counting.add_argument("--raw-counts", action="store_const", dest="counting",
+                          const="raw", default="stop words",
+                          help="classifier: the pairs counted by CountVectorizer() at its "
+                               "defaults, stop words kept (own section, "
+                               "defaults_classifier_raw_counts)")
+    counting.add_argument("--bodies", action="store_const", dest="counting", const="bodies",
+                          help="classifier: the pairs' message bodies only (headers, "
+                               "footers and quotes removed; own section, "
+                               "defaults_classifier_message_bodies)")
     parser.add_argument("--settings", nargs="+", metavar="NAME",
                         help="classifier_settings: the defaults and these settings only "
                              "(names of SETTINGS or MORE_SETTINGS; own section)")
@@ -1354,4 +1379,4 @@ if __name__ == "__main__":
          models=args.models, settings=args.settings,
          pairs=[tuple(p.split(":")) for p in args.pairs] if args.pairs else None,
          K=args.n_components, c=int(args.c) if args.c.is_integer() else args.c,
-         classifier_seeds=tuple(args.classifier_seeds), raw=args.raw_counts)
+         classifier_seeds=tuple(args.classifier_seeds), counting=args.counting)
