@@ -240,6 +240,24 @@ def asymmetric_drawn_counts():
     return lda_corpus(3000, 1000, 10, 15, np.linspace(0.05, 1.0, 10), 0.05, SEED + 1)[0]
 
 
+def sklearn_example_counts():
+    """The corpus of scikit-learn's topic-extraction example
+    (``plot_topics_extraction_with_nmf_lda.py``): the first 2,000 training
+    messages of 20 Newsgroups shuffled with ``random_state=1``, headers,
+    footers and quotes removed, counted by ``CountVectorizer(max_df=0.95,
+    min_df=2, max_features=1000, stop_words="english")``."""
+    from _corpora import DATA
+    from sklearn.datasets import fetch_20newsgroups
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    data = fetch_20newsgroups(data_home=str(DATA / "20newsgroups"), download_if_missing=False,
+                              shuffle=True, random_state=1,
+                              remove=("headers", "footers", "quotes")).data[:2000]
+    vectorizer = CountVectorizer(max_df=0.95, min_df=2, max_features=1000,
+                                 stop_words="english")
+    return vectorizer.fit_transform(data)
+
+
 def religion_counts():
     """The package's religion corpus, training and test messages together."""
     from sklearn_pgtm.datasets import load_religion_corpus
@@ -350,6 +368,13 @@ def validation_corpora(quick):
                         "10,000 sentences of at least 10 words: very short documents"),
         held_out_corpus("20NG 4 groups x 120, K = 50", news_subset(SMALL_NEWS, 120), 50,
                         "more topics than 432 messages of 4 groups support"),
+        held_out_corpus("20NG train bodies (large)",
+                        twenty_news(None, remove=("headers", "footers", "quotes"))["X_train"],
+                        20, "all 11,314 training messages of the 20 groups, headers, "
+                        "footers and quotes removed"),
+        held_out_corpus("20NG scikit-learn example", sklearn_example_counts(), 10,
+                        "the topic-extraction example's 2,000 message bodies over its "
+                        "1,000 most frequent words, K = 10 as there"),
     ]
 
 

@@ -402,6 +402,10 @@ class CorrelatedTopicModel(GibbsTopicModel):
         Other data, or another value of a parameter other than ``max_iter``,
         ``n_jobs``, ``verbose`` and the inference settings, raises
         ``ValueError`` (set ``warm_start=False`` to start a new chain).
+        The kept chain (every token's word and topic, and the count tables)
+        makes the fitted estimator and its pickle grow with the training
+        tokens: 4.1 MB against 0.33 MB without it (4,000 documents of about 50
+        tokens, K = 20, V = 2,000).
 
     random_state : int, RandomState instance or None, default=None
         Seed of every random draw.

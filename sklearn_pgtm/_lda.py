@@ -227,6 +227,10 @@ class GibbsLDA(DirichletTopicModel):
         Other data, or another value of a parameter other than ``max_iter``,
         ``n_jobs``, ``verbose`` and the inference settings, raises
         ``ValueError`` (set ``warm_start=False`` to start a new chain).
+        The kept chain (every token's word and topic, and the count tables)
+        makes the fitted estimator and its pickle grow with the training
+        tokens: 2.7 MB against 0.32 MB without it (4,000 documents of about 50
+        tokens, K = 20, V = 2,000).
 
     n_jobs : int, default=None
         Threads of the topic sweep and of inference. ``None`` or 1 runs the

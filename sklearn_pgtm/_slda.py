@@ -517,6 +517,10 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         Other data, or another value of a parameter other than ``max_iter``,
         ``n_jobs``, ``verbose`` and the inference settings, raises
         ``ValueError`` (set ``warm_start=False`` to start new chains).
+        The kept chains (every token's word and topic, and the count tables)
+        make the fitted estimator and its pickle grow with the training
+        tokens: 7.5 MB against 1.0 MB without them (one-vs-rest, three
+        classes, 4,000 documents of about 50 tokens, K = 20, V = 2,000).
 
     random_state : int, RandomState instance or None, default=None
         Seed of every random draw; the same value gives the same fit and the
@@ -732,7 +736,14 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         self._multinomial = self.multi_class == "multinomial" and n_classes > 2
         self._targets = [y_index == 1] if n_classes == 2 else [y_index == k
                                                                for k in range(n_classes)]
-        return self._fit_counts(X, whom)
+        try:
+            return self._fit_counts(X, whom)
+        finally:
+            # The training labels start the chains and fingerprint the data
+            # of this fit only (each fit sets them anew; a warm start's kept
+            # chains hold their own): kept, they made every fitted model,
+            # and its pickle, carry 8 + n_classes bytes per training document.
+            del self._labels, self._targets
 
     def _data_fingerprint(self, X):
         shape, digest = super()._data_fingerprint(X)

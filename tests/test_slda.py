@@ -9,6 +9,7 @@ input errors, scikit-learn checks."""
 
 import functools
 import itertools
+import pickle
 import warnings
 
 import numpy as np
@@ -940,6 +941,27 @@ def test_multinomial_warm_start_continues_the_chain():
     with pytest.raises(ValueError, match="multi_class"):
         twice.fit(X, y)
 
+
+@pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
+def test_fitted_classifier_keeps_no_training_labels(multi_class):
+    # The labels start the chains and fingerprint a warm start's data during
+    # fit; every fitted model kept them (8 + n_classes bytes per training
+    # document), so its pickle grew with the training set.
+    X, y = make_three_class()
+    params = dict(n_components=3, c=4.0, max_iter=4, burn_in=2, multi_class=multi_class,
+                  random_state=0)
+    many_X, many_y = np.tile(X, (20, 1)), np.tile(y, 20)
+    clf = GibbsSLDAClassifier(**params).fit(many_X, many_y)
+    per_document = [name for name, value in vars(clf).items()
+                    if any(np.ndim(v) and np.shape(v)[0] == many_X.shape[0]
+                           for v in (value if isinstance(value, list) else [value]))]
+    assert per_document == []
+    small = GibbsSLDAClassifier(**params).fit(X, y)
+    assert len(pickle.dumps(clf)) < 1.2 * len(pickle.dumps(small))
+    # A warm start still tells other labels from the same.
+    warm = GibbsSLDAClassifier(**params, warm_start=True).fit(X, y).fit(X, y)
+    with pytest.raises(ValueError, match="other data"):
+        warm.fit(X, np.roll(y, 1))
 
 
 @pytest.mark.parametrize("c", [1.0, 3.0])
