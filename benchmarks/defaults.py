@@ -36,7 +36,10 @@ defaults on the corpora of part ``lda`` and a corpus drawn from the
 correlated model with other parameters (K = 10, about 50 words per
 document), next to scikit-learn, tomotopy's LDAModel and, below half a
 million training tokens, tomotopy's CTModel (75 minutes on the shared
-machine of 2026-11-28; K = 100 on all of 20 Newsgroups takes half of it).
+machine of 2026-11-28; K = 100 on all of 20 Newsgroups takes half of it;
+the corpora added since, raw counts, sentences, K = 50 and message bodies,
+among them the corpus of scikit-learn's topic-extraction example, add
+about an hour).
 
 Part ``eblda`` (not in ``all``): which of EmpiricalBayesLDA's chains should
 run the final sweeps; every fit repeated with each chain continued, on the
