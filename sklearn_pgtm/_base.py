@@ -648,6 +648,19 @@ def completion_halves(doc_ptr, word_ids, rows, seed):
     return tuple(halves)
 
 
+def completion_perplexity(total, n_heldout, whom):
+    """``exp(-total / n_heldout)``, the document completion perplexity of a
+    held-out log-likelihood ``total`` over ``n_heldout`` tokens, or a
+    ValueError naming ``whom`` when no token was held out. Shared by every
+    topic model's ``perplexity``, so that the same input gets the same
+    answer (DynamicTopicModel's message had lost the reason)."""
+    if n_heldout == 0:
+        raise ValueError(f"{whom}: the held-out halves of X contain no token (X has "
+                         "no token, or so few that every coin kept them for inference); "
+                         "the perplexity is undefined.")
+    return float(np.exp(-total / n_heldout))
+
+
 def present_words(word_ids, n_words):
     """The words that occur among ``word_ids`` (sorted, int64) and, for each
     token, its word's index among them (int32): the row of the token's word
@@ -1216,13 +1229,8 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         perplexity : float
             Lower is better.
         """
-        whom = f"{type(self).__name__}.perplexity"
         total, n_heldout = self._completion_log_likelihood(X, "perplexity")
-        if n_heldout == 0:
-            raise ValueError(f"{whom}: the held-out halves of X contain no token (X has "
-                             "no token, or so few that every coin kept them for inference); "
-                             "the perplexity is undefined.")
-        return float(np.exp(-total / n_heldout))
+        return completion_perplexity(total, n_heldout, f"{type(self).__name__}.perplexity")
 
     def _completion_log_likelihood(self, X, whom):
         """Document completion (:func:`completion_halves`): the log-likelihood

@@ -33,6 +33,7 @@ from ._base import (
     check_finite,
     check_nonempty_corpus,
     completion_halves,
+    completion_perplexity,
     dirichlet_draws,
     is_integer_at_least,
     keep_state_on_failure,
@@ -1178,9 +1179,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         """
         whom = f"{type(self).__name__}.perplexity"
         total, n_heldout = self._completion_log_likelihood(X, times, whom)
-        if n_heldout == 0:
-            raise ValueError(f"{whom}: the held-out halves of X contain no token.")
-        return float(np.exp(-total / n_heldout))
+        return completion_perplexity(total, n_heldout, whom)
 
     # ---------------------------------------------------------------- topics
     def _slice_position(self, time_slice):

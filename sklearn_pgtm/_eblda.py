@@ -641,18 +641,41 @@ class EmpiricalBayesLDA(GibbsLDA):
         self.random_state = random_state
         self.verbose = verbose
 
+    def fit(self, X, y=None):
+        """Fit the model: the chains of the hyperparameters, then the final chain.
+
+        Each fit runs new chains: unlike :class:`GibbsLDA`, this model has no
+        warm start that would continue them.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Document-term counts (non-negative; rounded to integers).
+
+        y : Ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        # Only the docstring differs: the base's spoke of warm_start.
+        return super().fit(X, y)
+
     def _check_params(self):
         self._hyperprior = self._check_hyperprior()
 
     def _check_hyperprior(self):
+        # Named by the estimator, as the other models' parameter errors are.
+        message = (f"{type(self).__name__}: hyperprior must be a pair (shape, rate) of "
+                   f"positive floats; got {self.hyperprior!r}.")
         try:
             a, b = (float(x) for x in self.hyperprior)
         except (TypeError, ValueError):
-            raise ValueError("hyperprior must be a pair (shape, rate) of positive floats; "
-                             f"got {self.hyperprior!r}.") from None
+            raise ValueError(message) from None
         if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
-            raise ValueError("hyperprior must be a pair (shape, rate) of positive floats; "
-                             f"got {self.hyperprior!r}.")
+            raise ValueError(message)
         return a, b
 
     def _n_kept_per_chain(self):

@@ -890,12 +890,12 @@ class MultinomialGaussianProcess(FittedParamsMixin, BaseEstimator):
         """
         self._record_fit_params()
         X, Y = self._check_counts(X, y, reset=True)
+        whom = f"{type(self).__name__}.fit"
         if self._burn_in() >= self.max_iter:
-            raise ValueError(f"burn_in={self.burn_in} must be smaller than "
+            raise ValueError(f"{whom}: burn_in={self.burn_in} must be smaller than "
                              f"max_iter={self.max_iter}: no sweep would be kept.")
         if not np.any(Y > 0):
-            raise ValueError("MultinomialGaussianProcess.fit: y has no positive count; "
-                             "nothing to fit.")
+            raise ValueError(f"{whom}: y has no positive count; nothing to fit.")
         n_threads = effective_n_jobs(self.n_jobs)
         rng = check_random_state(self.random_state)
         with one_blas_thread():

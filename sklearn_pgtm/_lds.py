@@ -928,13 +928,15 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         self : object
             Fitted estimator.
         """
-        whom = type(self).__name__
+        # Named "MultinomialLDS.fit" in its messages, as every estimator's fit
+        # and this one's other methods are ("MultinomialLDS.transform", ...).
+        whom = f"{type(self).__name__}.fit"
         self._record_fit_params()
         X, seq_ptr = self._validate(X, lengths, reset=True, whom=whom)
         _check_y_not_lengths(y, X.shape[0], whom)
         if not isinstance(self.burn_in, str) and self.burn_in >= self.max_iter:
             # Cutting it to max_iter - 1 kept fewer draws than n_samples, silently.
-            raise ValueError(f"burn_in={self.burn_in} must be smaller than "
+            raise ValueError(f"{whom}: burn_in={self.burn_in} must be smaller than "
                              f"max_iter={self.max_iter}: no sweep would be kept.")
         rng = check_random_state(self.random_state)
         chain_seed = seed_from(rng)
@@ -948,7 +950,7 @@ class MultinomialLDS(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         prior = self._prior_of(freq)
         n_threads = self._threads(max(data.n_rows, X.shape[1]))
         chain = _GibbsChain(data, prior, chain_seed, n_threads, self.pg_method, self.pg_terms)
-        reporter = ProgressReporter(whom, self.verbose)
+        reporter = ProgressReporter(type(self).__name__, self.verbose)
         with reporter:
             draws, trace = self._run_chain(chain, X, freq, reporter)
         self._draws = draws.stack()

@@ -519,3 +519,65 @@ def test_a_documents_stream_depends_on_every_token():
     doc_ptr = np.arange(len(docs) + 1, dtype=np.int64) * base.size
     states = document_streams(0, doc_ptr, word_ids)
     assert len({tuple(row) for row in states.tolist()}) == len(docs)
+
+
+def _tiny_topic_model(name):
+    """A small fitted topic model of the family and its ``times`` keyword
+    (``{}`` but for the dynamic model)."""
+    import sklearn_pgtm
+
+    X = np.random.default_rng(0).poisson(1.0, (12, 8))
+    y = np.arange(12) % 2
+    params = dict(n_components=2, n_infer_iter=4, random_state=0)
+    if name == "EmpiricalBayesLDA":
+        params.update(burn_in=2, n_samples=4, n_final_iter=2, n_chains=1)
+    elif name == "DynamicTopicModel":
+        params.update(max_iter=4, warm_start_iter=2, n_init=1)
+    else:
+        params.update(max_iter=4, burn_in=2)
+    model = getattr(sklearn_pgtm, name)(**params)
+    if name == "GibbsSLDAClassifier":
+        return model.fit(X, y), {}
+    if name == "DynamicTopicModel":
+        return model.fit(X, times=y), {"times": np.zeros(3)}
+    return model.fit(X), {}
+
+
+@pytest.mark.parametrize("name", ["GibbsLDA", "EmpiricalBayesLDA", "GibbsSLDAClassifier",
+                                  "CorrelatedTopicModel", "DynamicTopicModel"])
+def test_perplexity_of_documents_without_tokens_raises_the_same_error(name):
+    # Every topic model's perplexity: the same ValueError, naming the
+    # estimator and why nothing was held out. The dynamic model's message
+    # stopped at "contain no token.".
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # chains this short may warn
+        model, times = _tiny_topic_model(name)
+    match = (rf"^{name}\.perplexity: the held-out halves of X contain no token \(X has no "
+             r"token, or so few that every coin kept them for inference\); the perplexity "
+             r"is undefined\.$")
+    with pytest.raises(ValueError, match=match):
+        model.perplexity(np.zeros((3, 8)), **times)
+
+
+@pytest.mark.parametrize("name", ["GibbsLDA", "EmpiricalBayesLDA", "GibbsSLDAClassifier",
+                                  "CorrelatedTopicModel", "DynamicTopicModel"])
+def test_inherited_method_docstrings_name_only_the_estimators_parameters(name):
+    # The post-fit layer and fit are written once in the base; their
+    # docstrings, read on each model, named warm_start on EmpiricalBayesLDA,
+    # which has none.
+    import inspect
+    import re
+
+    import sklearn_pgtm
+
+    cls = getattr(sklearn_pgtm, name)
+    family = set()
+    for other in ("GibbsLDA", "EmpiricalBayesLDA", "GibbsSLDAClassifier",
+                  "CorrelatedTopicModel", "DynamicTopicModel"):
+        family |= set(inspect.signature(getattr(sklearn_pgtm, other).__init__).parameters)
+    own = set(inspect.signature(cls.__init__).parameters)
+    for method in ("fit", "transform", "sample_transform", "score", "perplexity"):
+        function = getattr(cls, method)
+        arguments = set(inspect.signature(function).parameters)  # n_samples of a method
+        named = set(re.findall(r"``(\w+)(?:=\w+)?``", function.__doc__)) & family
+        assert named - arguments <= own, (method, named - arguments - own)

@@ -823,3 +823,12 @@ def test_beta_interval_of_a_one_topic_fit_is_its_own_marginal(seed):
                 assert model.in_confidence_region(a, beta + sign * 0.98 * half, level=level)
                 assert not model.in_confidence_region(a, beta + sign * 1.02 * half,
                                                       level=level)
+
+
+@pytest.mark.parametrize("hyperprior", [(1.0,), (1.0, -0.1), (1.0, "x")])
+def test_a_bad_hyperprior_is_refused_naming_the_estimator(hyperprior):
+    # Named by the estimator as the family's other parameter errors are
+    # ("GibbsLDA: doc_topic_prior=...", "EmpiricalBayesLDA: topic_word_prior ...").
+    X = np.random.default_rng(0).poisson(1.0, (6, 5))
+    with pytest.raises(ValueError, match=r"^EmpiricalBayesLDA: hyperprior must be a pair"):
+        EmpiricalBayesLDA(2, hyperprior=hyperprior).fit(X)

@@ -926,3 +926,19 @@ def test_gp_score_on_dataframe_does_not_warn_about_feature_names():
     assert np.isfinite(score)
     assert score == pytest.approx(
         float(np.sum(Y[Y > 0] * np.log(gp.predict(X)[Y > 0])) / Y.sum()))
+
+
+def test_fit_errors_name_the_estimator():
+    # The burn_in error named no estimator (every other error of fit says
+    # "MultinomialGaussianProcess.fit: ..."), and the empty-y error spelled
+    # the class name out (a subclass was misnamed).
+    u = np.linspace(0.0, 1.0, 6)[:, None]
+    y = np.tile([1, 2, 0], (6, 1))
+    with pytest.raises(ValueError, match=r"^MultinomialGaussianProcess\.fit: burn_in=4 must"):
+        MultinomialGaussianProcess(max_iter=4, burn_in=4).fit(u, y)
+
+    class Renamed(MultinomialGaussianProcess):
+        pass
+
+    with pytest.raises(ValueError, match=r"^Renamed\.fit: y has no positive count"):
+        Renamed(max_iter=4).fit(u, np.zeros((6, 3)))

@@ -1166,3 +1166,22 @@ def test_lds_sample_uses_the_estimator_random_state_by_default(small_fit):
     np.testing.assert_array_equal(first, again)
     np.testing.assert_array_equal(first, lds.sample(8, random_state=0)[0])
     assert states.shape == (8, 2)
+
+
+def test_fit_names_itself_as_the_other_estimators_fit_does():
+    # fit's errors and warnings named "MultinomialLDS" where every other
+    # estimator's fit, and this one's other methods, say "<Name>.fit" /
+    # "MultinomialLDS.transform"; the burn_in error named no estimator.
+    X = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [2.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
+    negative = X.copy()
+    negative[0, 0] = -1.0
+    with pytest.raises(ValueError, match=r"passed to MultinomialLDS\.fit\.?$"):
+        MultinomialLDS(2, max_iter=2).fit(negative)
+    with pytest.raises(ValueError, match=r"^MultinomialLDS\.fit: X has no positive count"):
+        MultinomialLDS(2, max_iter=2).fit(np.zeros((4, 3)))
+    with pytest.raises(ValueError, match=r"^MultinomialLDS\.fit: burn_in=6 must be smaller"):
+        MultinomialLDS(2, max_iter=6, burn_in=6).fit(X)
+    with pytest.raises(ValueError, match=r"^MultinomialLDS\.fit: lengths sum to"):
+        MultinomialLDS(2, max_iter=2).fit(X, lengths=[3])
+    with pytest.warns(UserWarning, match=r"^MultinomialLDS\.fit: 12 of the 12 nonzero"):
+        MultinomialLDS(2, max_iter=2, n_particles=10, random_state=0).fit(X + 0.3)

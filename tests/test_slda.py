@@ -1429,3 +1429,12 @@ def test_one_topic_weights_are_the_posterior_mean_of_the_c_powered_logistic(c, n
     # below 2 sd / sqrt(2800 / 4) = 0.076 sd (allowing an integrated
     # autocorrelation time of 4).
     assert abs(model.coef_.ravel()[0] - mean) < 0.2 * sd, (model.coef_, mean, sd)
+
+
+def test_perplexity_docstring_does_not_define_it_by_the_accuracy():
+    # The classifier inherited the topic models' perplexity docstring,
+    # "exp(-score(X) / n_heldout) (see score)", and its score is the
+    # accuracy. The value is document completion, averaged over the models.
+    doc = GibbsSLDAClassifier.perplexity.__doc__
+    assert "score(X)" not in doc and ":meth:`score`" not in doc
+    assert "accuracy" in doc and "document completion" in doc.lower()
