@@ -412,8 +412,8 @@ class CorrelatedTopicModel(GibbsTopicModel):
 
     n_jobs : int, default=None
         Threads of the topic sweep (partitioned, user guide :ref:`threads`) and
-        of the per-document Gaussian updates. Results depend only on
-        ``random_state`` and ``n_jobs``.
+        of the per-document Gaussian updates; ``None`` means 1, ``-1`` all
+        cores. Results depend only on ``random_state`` and ``n_jobs``.
 
     verbose : int, default=0
         Print progress (sweeps, log-likelihood, time) and a summary.

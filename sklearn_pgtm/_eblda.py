@@ -430,8 +430,8 @@ class EmpiricalBayesLDA(GibbsLDA):
 
     n_jobs : int, default=None
         Threads of the topic sweep and of inference (user guide,
-        :ref:`threads`). Results depend only on ``random_state`` and
-        ``n_jobs``.
+        :ref:`threads`); ``None`` means 1, ``-1`` all cores. Results depend
+        only on ``random_state`` and ``n_jobs``.
 
     random_state : int, RandomState instance or None, default=None
         Seeds the chain; ``transform`` is deterministic given the fit.

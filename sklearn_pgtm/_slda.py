@@ -531,8 +531,9 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         partitioned sweep, user guide :ref:`threads`; the multinomial model's
         Pólya-Gamma draws too), or of the side-by-side one-vs-rest chains;
         after the fit, of the inference over documents (``transform``,
-        ``score``, ``predict`` with ``prediction_topics="inferred"``). Results
-        depend only on ``random_state`` and ``n_jobs``.
+        ``score``, ``predict`` with ``prediction_topics="inferred"``). ``None``
+        means 1, ``-1`` all cores. Results depend only on ``random_state`` and
+        ``n_jobs``.
 
     verbose : int, default=0
         Print progress (sweeps, log-likelihood, time) and a summary; from 2
