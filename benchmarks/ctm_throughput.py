@@ -190,12 +190,14 @@ def main(quick=False, only=None):
     warnings.simplefilter("ignore", ConvergenceWarning)
     corpora = [c for c in topic_corpora(quick) if "drawn" not in c.name] + length_corpora()
     # --corpora may also name the real corpora of defaults.py's part unseen
-    # (each with its own K), which the full table leaves out for time.
+    # (each with its own K), which the full table leaves out for time: a name
+    # that matches none of this table's corpora is looked up there.
     unseen = []
     if only:
-        main_names = {c.name for c in corpora}
-        unseen = [c for c in corpora_named(validation_corpora(quick), only)
-                  if "drawn" not in c.name and c.name not in main_names]
+        elsewhere = [name for name in only if not corpora_named(corpora, [name])]
+        if elsewhere:
+            unseen = [c for c in corpora_named(validation_corpora(quick), elsewhere)
+                      if "drawn" not in c.name]
         corpora = corpora_named(corpora, only) + unseen
     if quick:
         for c in corpora:
