@@ -91,6 +91,7 @@ from defaults import (  # noqa: E402
     news_subset,
     sotu_counts,
     tomotopy_model,
+    later_corpora,
     topic_corpora,
     validation_corpora,
 )
@@ -194,11 +195,11 @@ def main(quick=False, only=None):
     # that matches none of this table's corpora is looked up there.
     unseen = []
     if only:
-        elsewhere = [name for name in only if not corpora_named(corpora, [name])]
-        if elsewhere:
-            unseen = [c for c in corpora_named(validation_corpora(quick), elsewhere)
-                      if "drawn" not in c.name]
-        corpora = corpora_named(corpora, only) + unseen
+        own = corpora
+        real = [[c for c in pool if "drawn" not in c.name]
+                for pool in (validation_corpora(quick), later_corpora(quick))]
+        corpora = corpora_named(only, own, *real)
+        unseen = corpora[len(corpora_named(only, own)):]
     if quick:
         for c in corpora:
             c.X_train = c.X_train[:100]
