@@ -17,7 +17,18 @@ not converged. GibbsSLDAClassifier (``c`` and K at their defaults) is fitted
 the same way on the corpus of ``make demo`` (the embedded religion messages,
 seeds 0-2), its test accuracy before and after the continuation.
 
-Usage: python benchmarks/convergence.py [--quick] [--workers N]
+``--part chains``: do four chains at the defaults agree on a real corpus,
+the check the user guide's workbench page shows
+(``sklearn_pgtm.diagnostics.run_chains``, then ``summary``)? GibbsLDA (K =
+20) at its default 1,000 sweeps and at 4,000, and GibbsSLDAClassifier (K =
+20, c = 25) at its defaults, on the embedded religion messages, 4 chains
+(random_state 0, two threads): the summary's verdict, R-hat of the
+log-likelihood, the topics' match between chains, and each chain's mean
+log-likelihood over its kept half with its held-out perplexity (test
+messages; the classifier's test accuracy as well). Own section
+(convergence_chains), about 3 minutes.
+
+Usage: python benchmarks/convergence.py [--quick] [--workers N] [--part chains]
 """
 
 import argparse
@@ -210,9 +221,57 @@ def main(quick=False, workers=2):
             "classifier fits warned": sum(bool(r["warned"]) for r in classifier)}
 
 
+def main_chains():
+    from sklearn_pgtm import GibbsLDA, GibbsSLDAClassifier
+    from sklearn_pgtm.datasets import load_religion_corpus
+    from sklearn_pgtm.diagnostics import run_chains
+
+    religion = load_religion_corpus()
+    X, y, X_test, y_test = religion.X_train, religion.y_train, religion.X_test, religion.y_test
+    runs = [("GibbsLDA(n_components=20)", GibbsLDA(n_components=20), (X,)),
+            ("GibbsLDA(n_components=20, max_iter=4000)",
+             GibbsLDA(n_components=20, max_iter=4000), (X,)),
+            ("GibbsSLDAClassifier(n_components=20, c=25)",
+             GibbsSLDAClassifier(n_components=20, c=25.0), (X, y))]
+    rows, verdicts = [], []
+    for name, estimator, data in runs:
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            chains = run_chains(estimator, *data, n_chains=4, n_jobs=2, random_state=SEED)
+        seconds = time.perf_counter() - t0
+        summary = str(chains.summary()).splitlines()
+        verdicts += [f"- {name} ({seconds:.0f} s for the four chains):", ""]
+        verdicts += [f"  {line}" for line in summary[:5] if line.strip()] + [""]
+        for k, fitted in enumerate(chains.estimators_):
+            trace = np.asarray(fitted.log_likelihood_trace_)
+            kept = trace[fitted.burn_in_:]
+            accuracy = (f"{fitted.score(X_test, y_test):.4f}"
+                        if hasattr(fitted, "predict") else "-")
+            rows.append([name, k, f"{kept.mean():,.0f}", f"{fitted.perplexity(X_test):.1f}",
+                         accuracy])
+        print(rows[-4:], flush=True)
+    body = "\n".join(
+        ["Four chains of each estimator at its defaults (but max_iter where stated) on the "
+         "embedded religion messages (`load_religion_corpus`: 857 training / 570 test "
+         "messages), fitted by `run_chains(..., n_chains=4, n_jobs=2, random_state=0)`. "
+         "The first lines of each `summary()`:", ""] + verdicts
+        + ["Each chain: mean training log-likelihood over its kept sweeps, held-out "
+           "document-completion perplexity of the test messages (`perplexity`), and for the "
+           "classifier its test accuracy.", "",
+           markdown_table(["estimator", "chain", "kept log-likelihood (mean)",
+                           "test perplexity", "test accuracy"], rows)])
+    write_section("convergence_chains", "Do four chains at the defaults agree on a real "
+                  "corpus?", body)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--part", choices=["warning", "chains"], default="warning")
     args = parser.parse_args()
-    print(main(quick=args.quick, workers=args.workers))
+    if args.part == "chains":
+        main_chains()
+    else:
+        print(main(quick=args.quick, workers=args.workers))

@@ -426,3 +426,28 @@ def test_hellinger_distance_of_the_topic_alignment_is_its_definition():
     q = rng.dirichlet(np.ones(7), size=4)
     expected = np.array([[np.sqrt(1.0 - np.sum(np.sqrt(a * b))) for b in q] for a in p])
     np.testing.assert_allclose(_hellinger(p, q), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_summary_tells_chains_in_separate_modes_from_chains_still_moving():
+    # Chains that each settled, at levels far apart (the embedded religion
+    # corpus: four GibbsLDA chains as far apart after 4,000 sweeps as after
+    # 1,000): the verdict says so instead of advising a longer run, which
+    # stays the advice for chains that still drift.
+    rng = np.random.default_rng(0)
+    levels = np.array([0.0, 8.0, -6.0, 3.0])
+    settled = [SimpleNamespace(log_likelihood_trace_=level + rng.normal(0.0, 1.0, 1000))
+               for level in levels]
+    modes = summary(settled)
+    assert not modes.agree
+    assert "different modes" in modes.message
+    assert "Run longer (larger" not in modes.message
+    assert "4 of the 4 chains are each stable" in modes.message
+    drifting = [SimpleNamespace(log_likelihood_trace_=np.linspace(0.0, 40.0 * (k + 1), 1000)
+                                + rng.normal(0.0, 1.0, 1000)) for k in range(4)]
+    moving = summary(drifting)
+    assert not moving.agree
+    assert "Run longer (larger max_iter)" in moving.message
+    assert "different modes" not in moving.message
+    # One settled chain among drifting ones is no mode of its own.
+    mixed = summary(settled[:1] + drifting[1:])
+    assert "different modes" not in mixed.message
