@@ -1216,8 +1216,17 @@ class GibbsTopicModel(FittedParamsMixin, ClassNamePrefixFeaturesOutMixin, Transf
         return self._completion_log_likelihood(X, "score")[0]
 
     def perplexity(self, X):
-        """Document completion perplexity ``exp(-score(X) / n_heldout)``,
-        ``n_heldout`` the tokens of the held-out halves (see :meth:`score`).
+        """Document completion perplexity of X (lower is better).
+
+        The tokens of every document are split at random in two halves (the
+        split depends only on the document's tokens and the fitted model's
+        seed), the topic proportions are inferred from the first half as
+        :meth:`transform` does, and ``exp(-L / n_heldout)`` is returned, ``L``
+        the log-likelihood of the second half and ``n_heldout`` its number of
+        tokens. ``L`` is what a topic model's ``score`` returns; a classifier's
+        ``score`` is its accuracy, as for every scikit-learn classifier, and
+        its ``L`` is averaged over its models (one for a binary problem or the
+        multinomial model, one per class for one-vs-rest). No label is used.
 
         Parameters
         ----------

@@ -1229,33 +1229,6 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         """
         return super().sample_transform(X, n_samples)
 
-    def perplexity(self, X):
-        """Document completion perplexity of X (lower is better).
-
-        The held-out measure of the other topic models' ``score`` and
-        ``perplexity`` (user guide, :ref:`evaluation`); this model's
-        ``score`` is the accuracy, as for every scikit-learn classifier, and
-        plays no part in it. The tokens of every document are
-        split at random in two halves (the split depends only on the
-        document's tokens and the fitted model's seed), each model's topic
-        proportions are inferred from the first half as :meth:`transform`
-        does, and ``exp(-L / n_heldout)`` is returned, ``L`` the
-        log-likelihood of the second half averaged over the models (one for
-        a binary problem or the multinomial model, one per class for
-        one-vs-rest) and ``n_heldout`` its number of tokens. No label is used.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Document-term counts (held-out documents).
-
-        Returns
-        -------
-        perplexity : float
-            Lower is better.
-        """
-        return super().perplexity(X)
-
     @property
     def _n_features_out(self):
         return self.components_.shape[0]

@@ -906,10 +906,10 @@ def summary(chains, *, burn_in=None, rhat_threshold=RHAT_THRESHOLD, ess_threshol
         rows.append((rhat(kept), ess_bulk(kept), ess_tail(kept), kept.mean(), kept.std()))
     values = tuple(np.array(column, dtype=np.float64) for column in zip(*rows)) if rows else (
         tuple(np.zeros(0) for _ in range(5)))
-    advice = (_separate_modes(quantities["log_likelihood"][:, discarded:])
-              or f"Run longer (larger {_length_setting(models[0])}) and look at the traces.")
     agree, message = _verdict(names, values, n_chains, n_iter, discarded, rhat_threshold,
-                              ess_threshold, alignment_distance, notes, advice)
+                              ess_threshold, alignment_distance, notes,
+                              quantities["log_likelihood"][:, discarded:],
+                              _length_setting(models[0]))
     return ChainSummary(names, *values, agree=agree, message=message, n_chains=n_chains,
                         n_draws=n_iter - discarded, burn_in=discarded,
                         alignment_distance=alignment_distance, rhat_threshold=rhat_threshold,
@@ -961,7 +961,7 @@ def _length_setting(model):
 
 
 def _verdict(names, values, n_chains, n_iter, discarded, rhat_threshold, ess_threshold,
-             alignment_distance, notes, advice):
+             alignment_distance, notes, loglik, length_setting):
     r_hat, bulk, tail = values[0], values[1], values[2]
     ess = np.minimum(bulk, tail)
     bad_rhat = np.flatnonzero(~(r_hat < rhat_threshold))
@@ -984,7 +984,9 @@ def _verdict(names, values, n_chains, n_iter, discarded, rhat_threshold, ess_thr
                 f"R-hat >= {rhat_threshold:g} for {bad_rhat.size} of "
                 f"{_count(len(names), 'quantity')} "
                 f"(worst: {names[worst]}, R-hat {r_hat[worst]:.3f}): the chains have not "
-                f"reached the same distribution. {advice}"
+                "reached the same distribution. "
+                + (_separate_modes(loglik)
+                   or f"Run longer (larger {length_setting}) and look at the traces.")
             )
         if bad_ess.size:
             worst = bad_ess[np.argmin(ess[bad_ess])]
