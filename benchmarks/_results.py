@@ -33,8 +33,11 @@ def load_note():
 
 
 def command_line():
-    """The command that is running, as it was typed (relative script path)."""
-    args = [os.path.relpath(sys.argv[0])] + sys.argv[1:]
+    """The command that is running, with the script's path from the
+    repository's root (where README and RESULTS.md say to run it), whatever
+    the directory it was started from."""
+    root = os.path.dirname(os.path.dirname(RESULTS))
+    args = [os.path.relpath(os.path.abspath(sys.argv[0]), root)] + sys.argv[1:]
     return "python " + shlex.join(args)
 
 

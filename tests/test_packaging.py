@@ -205,3 +205,20 @@ def test_cited_results_sections_exist():
     assert len(cited) > 30  # the pattern finds the citations (49 names in 2026-11)
     missing = {name: sorted(files) for name, files in cited.items() if name not in sections}
     assert not missing, f"cited sections not in benchmarks/RESULTS.md: {missing}"
+
+
+def test_results_commands_run_from_the_root(monkeypatch):
+    # Each section of benchmarks/RESULTS.md records the command that wrote
+    # it; README says to run them from the repository's root, so each must
+    # name an existing script by its path from there (a run started inside
+    # benchmarks/ had recorded "python defaults.py ...").
+    results = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    scripts = [line.split()[1] for line in re.findall(r"^Command: `([^`]*)`", results, re.M)]
+    assert len(scripts) > 100
+    assert not [s for s in scripts if not (ROOT / s).is_file() or not s.startswith("benchmarks/")]
+    spec = importlib.util.spec_from_file_location("_results", ROOT / "benchmarks" / "_results.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.chdir(ROOT / "benchmarks")
+    monkeypatch.setattr(sys, "argv", ["defaults.py", "--part", "lda"])
+    assert module.command_line() == "python benchmarks/defaults.py --part lda"
