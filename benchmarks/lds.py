@@ -599,7 +599,10 @@ def restricted(lds, burn_in, n_samples):
     part = copy.copy(lds)
     part.set_params(burn_in=burn_in, n_samples=n_samples)
     index = np.array(sorted(part._kept_sweeps())) - FIRST_KEPT
-    part._samples = {key: value[index] for key, value in lds._samples.items()}
+    draws = copy.copy(lds._draws)  # the kept draws, stacked over the draws
+    for name in draws._NAMES:
+        setattr(draws, name, getattr(lds._draws, name)[index])
+    part._draws = draws
     return part
 
 
