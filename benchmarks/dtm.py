@@ -27,6 +27,13 @@ Parts (each writes its own section of RESULTS.md; ``--part`` runs a subset):
   perplexity and fit time at equal K.
 - ``threads``: same ``random_state`` -> identical model for ``n_jobs`` 1 and 2,
   and the time of both.
+- ``warm-start``: how the LDA warm start escapes merged topics: the best of
+  eight restarts without split-merge moves (the default until 2026-11-30),
+  one chain without moves, and one chain with the moves (the default since):
+  on corpora drawn from the model, four random states each, the largest L1
+  of a true topic to its match (a merged pair shows as about 1); on the
+  validation split of part ``defaults``, the validation perplexity; fit
+  seconds of each.
 
 Perplexities are reported twice: with each model's own inference of the
 held-out proportions (``own``), and with one common inference for all (the
@@ -50,6 +57,7 @@ HERE = Path(__file__).resolve().parent
 # Measure the package next to this script (not whatever copy is installed).
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
+from _corpora import lda_corpus  # noqa: E402
 from _results import load_note, markdown_table  # noqa: E402
 from _results import write_section as _write_section  # noqa: E402
 
@@ -68,7 +76,7 @@ STATIC_LDA = GibbsLDA
 # topics (not a parameter of any fitted model).
 ALPHA_STANDIN = 0.1
 K_SOTU = 10
-PARTS = ("recovery", "defaults", "sotu", "gensim", "threads")
+PARTS = ("recovery", "defaults", "sotu", "gensim", "threads", "warm-start")
 TOKEN_PATTERN = r"(?u)\b[a-zA-Z][a-zA-Z]+\b"
 
 
@@ -619,8 +627,103 @@ def run_threads(quick):
             "speedup_2_threads": round(rows[0][1] / rows[1][1], 2)}
 
 
+# Part "warm-start": the warm starts compared (DynamicTopicModel's parameters).
+WARM_STARTS = [
+    ("8 restarts, no moves (former default)", {"n_init": 8, "split_merge": False}),
+    ("1 chain, no moves", {"n_init": 1, "split_merge": False}),
+    ("1 chain with split-merge moves (default)", {"n_init": 1, "split_merge": True}),
+]
+
+
+def run_warm_start(quick):
+    """Part "warm-start": see the module docstring."""
+    # (K, S, corpus seed): part recovery's two corpora, another draw of the
+    # larger one, and ten topics over ten slices.
+    configs = [(5, 10, 0), (10, 30, 1), (10, 30, 2), (10, 10, 3)] if not quick else [(5, 10, 0)]
+    states = range(6) if not quick else range(2)
+    kwargs = dict(docs_per_slice=40, doc_len=50, n_words=300) if quick else {}
+    corpora = []
+    for n_topics, n_slices, seed in configs:
+        X, times, beta, _ = draw_corpus(n_topics, n_slices, seed=seed,
+                                        chain_variance=0.9 / (n_slices - 1), **kwargs)
+        corpora.append((f"K={n_topics}, S={n_slices}, corpus seed {seed}", X, times, beta))
+    # Static topics in three slices, drawn as tests/test_split_merge.py draws the
+    # corpus on which one collapsed LDA chain often keeps a pair of topics merged.
+    X, phi, _ = lda_corpus(300, 100, 8, 40, 0.1, 0.05, seed=0)
+    corpora.append(("LDA-drawn, K=8, 3 slices of static topics", X, np.repeat([0, 1, 2], 100),
+                    np.broadcast_to(phi, (3,) + phi.shape)))
+    drawn, merged, seconds = [], {}, {}
+    for name, X, times, beta in corpora:
+        n_topics = beta.shape[1]
+        for label, params in WARM_STARTS:
+            worst, spent = [], []
+            for state in states:
+                tic = time.perf_counter()
+                model = dtm(n_components=n_topics, random_state=state, **params).fit(X, times)
+                spent.append(time.perf_counter() - tic)
+                topics = model.components_ / model.components_.sum(axis=2, keepdims=True)
+                worst.append(float(match(topics, beta)[0].max()))
+                print(f"  warm-start: {name} {label} random_state {state}: "
+                      f"worst L1 {worst[-1]:.3f}, {spent[-1]:.1f} s", flush=True)
+            merged[label] = merged.get(label, 0) + sum(w >= 0.5 for w in worst)
+            seconds.setdefault(label, []).extend(spent)
+            drawn.append((name, label, " ".join(f"{w:.2f}" for w in worst),
+                          float(np.mean(spent))))
+    X, t_fit, X_val, t_val, n_slices = validation_split(quick)
+    protocol = Protocol(X_val, t_val, n_slices)
+    sotu, out = [], {}
+    for label, params in WARM_STARTS:
+        values, spent = [], []
+        for state in (0, 1, 2) if not quick else (0,):
+            tic = time.perf_counter()
+            model = dtm(n_components=K_SOTU, max_iter=100 if not quick else 20,
+                        random_state=state, **params).fit(X, t_fit)
+            spent.append(time.perf_counter() - tic)
+            values.append(protocol.perplexity(
+                model.transform(protocol.observed, protocol.slice),
+                normalized(model.components_))[0])
+            print(f"  warm-start: SOTU validation {label} random_state {state}: "
+                  f"{values[-1]:.1f}, {spent[-1]:.1f} s", flush=True)
+        sotu.append((label, " / ".join(f"{v:.1f}" for v in values), float(np.mean(values)),
+                     float(np.mean(spent))))
+        out[f"{label}: drawn fits with worst L1 >= 0.5"] = merged[label]
+        out[f"{label}: SOTU validation mean"] = round(float(np.mean(values)), 1)
+    body = (
+        "DynamicTopicModel's LDA warm start (200 sweeps of collapsed LDA on all slices "
+        "pooled, before the dynamic sweeps), three ways: the best of eight chains after "
+        "20 sweeps each, without split-merge moves (`n_init=8, split_merge=False`, the "
+        "defaults until 2026-11-30); one chain without moves (`n_init=1, "
+        "split_merge=False`); one chain with a round of split-merge moves after sweeps "
+        "25, 50, 75 and 100 (`n_init=1, split_merge=True`, the defaults since; "
+        "GibbsLDA's moves, user guide 'Split-merge moves during the burn-in'). Other "
+        "settings at the defaults.\n\n"
+        "Corpora drawn from the model (part recovery's generator: V = 1000 words, 100 "
+        "documents of 80 words per slice, step variance 0.9 / (S - 1)) and from static "
+        "LDA (300 documents of 40 words over 100 words, 8 topics, alpha = 0.1, beta = "
+        "0.05, seed 0, in three slices of 100; drawn as the corpus of "
+        "tests/test_split_merge.py, on which one collapsed LDA chain often keeps two "
+        "topics in one), random_state "
+        f"{', '.join(str(s) for s in states)} on each: worst L1 of a true topic to its "
+        "match per fit (a pair of topics merged into one shows as about 1 or more), "
+        "mean fit seconds.\n\n"
+        + markdown_table(["corpus", "warm start", "worst L1 per random_state",
+                          "mean fit s"], drawn)
+        + "\n\nFits with a worst L1 of 0.5 or more: "
+        + "; ".join(f"{label}: {merged[label]} of {len(seconds[label])}"
+                    for label, _ in WARM_STARTS)
+        + ".\n\nState of the Union validation split of part defaults (K = "
+        f"{K_SOTU}, max_iter = {100 if not quick else 20}): validation perplexity per "
+        "random_state, their mean, mean fit seconds.\n\n"
+        + markdown_table(["warm start", "perplexity per random_state", "mean",
+                          "mean fit s"], sotu)
+    )
+    write_section("dtm_warm_start", "Dynamic topic model: restarts or split-merge moves "
+                  "in the warm start", body)
+    return out
+
+
 RUNNERS = {"recovery": run_recovery, "defaults": run_defaults, "sotu": run_sotu,
-           "gensim": run_gensim, "threads": run_threads}
+           "gensim": run_gensim, "threads": run_threads, "warm-start": run_warm_start}
 
 
 def main(quick=False, parts=None):

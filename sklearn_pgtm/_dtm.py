@@ -59,6 +59,7 @@ from ._lda import PRIOR_CONSTRAINT, PRIOR_VALUE
 from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
 from ._priors import DirichletPriors
 from ._progress import ProgressReporter
+from ._split_merge import SplitMerge
 from .inspection import _check_n_words
 
 # Inverse-gamma prior InvGamma(a0, b0) of the step variance when it is
@@ -113,16 +114,23 @@ def _sample_topics_by_slice(doc_ptr, word_ids, topics, doc_topic, phi, slice_ptr
     map_ranges(block, balanced_cuts(doc_ptr, n_threads))
 
 
-def _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, beta, n_iter, seeds, n_threads):
-    """Collapsed LDA sweeps over all documents: the best of ``len(seeds)`` chains.
+def _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, beta, n_iter, seeds, n_threads,
+                moves=None):
+    """Collapsed LDA sweeps over all documents: the best of ``len(seeds)`` chains,
+    with split-merge moves.
 
     Each chain starts from random topics and runs ``min(n_iter,
     _SELECTION_ITER)`` sweeps; the chain with the highest collapsed joint
     log-likelihood ``log p(w, z)`` is kept and runs the remaining sweeps
     (Gibbs LDA often settles early in a mode that merges two topics and
-    splits another, much less likely than the best one; independent restarts
-    escape it). Chains run concurrently on ``n_threads`` threads, each chain
-    serial with its own seed, so the result does not depend on ``n_threads``.
+    splits another, much less likely than the best one; restarts and the
+    moves escape it). ``moves`` (a :class:`~sklearn_pgtm._split_merge.SplitMerge`
+    or None) makes a round of split-merge moves after every
+    ``MOVE_INTERVAL``-th sweep of the first half of the ``n_iter``, as
+    :class:`GibbsLDA` does in the first half of its burn-in; ``moves.moves``
+    lists those accepted. Chains run concurrently on ``n_threads`` threads,
+    each chain serial with its own seed, so the result does not depend on
+    ``n_threads``.
 
     Returns the kept :class:`~sklearn_pgtm._chain.TopicChain`.
     """
@@ -141,8 +149,10 @@ def _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, beta, n_iter, seeds
     cuts = balanced_cuts(np.arange(len(seeds) + 1), n_threads)
     chains = [chain for part in map_ranges(block, cuts) for chain in part]
     _, chain = max(chains, key=lambda chain: chain[0])
-    for _ in range(n_iter - n_select):
+    for iteration in range(n_select, n_iter):
         chain.sweep_lda(alpha, beta)
+        if moves is not None and moves.due(iteration, n_iter):
+            moves.step(chain, float(alpha[0]), float(beta), iteration)
     return chain
 
 
@@ -375,6 +385,8 @@ class _DynamicRun:
         tokens, then (row ``n_sticks``) the mass the sticks leave (the last
         word's, or the words' without tokens together).
     trace : ChainTrace
+    warm_start_moves : list of Move
+        Split-merge moves accepted in the LDA warm start.
     """
 
     doc_ptr: np.ndarray
@@ -393,6 +405,7 @@ class _DynamicRun:
     counts: np.ndarray
     phi: np.ndarray
     trace: ChainTrace = field(default_factory=ChainTrace)
+    warm_start_moves: list = field(default_factory=list)
 
     @property
     def topics(self):
@@ -448,8 +461,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         (:class:`~sklearn.decomposition.LatentDirichletAllocation`) and
         :class:`GibbsLDA`'s. K is the user's modelling choice; the other
         defaults were measured at K = 10 (State of the Union paragraphs by
-        decade: held-out perplexity 1664 against tomotopy DTModel's 2456 and
-        a static :class:`GibbsLDA`'s 1801; section dtm_sotu of
+        decade: held-out perplexity 1661 against tomotopy DTModel's 2460 and
+        a static :class:`GibbsLDA`'s 1794; section dtm_sotu of
         ``benchmarks/RESULTS.md``) and on drawn corpora at K = 5 and 10 (section
         dtm_recovery).
 
@@ -493,26 +506,43 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         The first half is the burn-in (where an ``"auto"`` prior is
         estimated); ``components_`` and ``topic_prevalence_`` are posterior
         means over the second half. On the State of the Union by decade the
-        held-out perplexity still falls at 200 sweeps (1779 after 10, 1686
-        after 100, 1664 after 200; ``benchmarks/dtm.py --part sotu``): 200
+        held-out perplexity still falls at 200 sweeps (1768 after 10, 1678
+        after 100, 1661 after 200; ``benchmarks/dtm.py --part sotu``): 200
         is a choice of fit time, not a plateau.
 
     warm_start_iter : int, default=200
-        Sweeps of plain collapsed LDA (all slices pooled) before the dynamic
-        sweeps; the logits of every slice start at those of the LDA topics.
-        Without it (0) the validation perplexity of ``benchmarks/dtm.py
-        --part defaults`` is 2162 against 1645.
+        Sweeps of collapsed LDA (all slices pooled, with the moves of
+        ``split_merge``) before the dynamic sweeps; the logits of every slice
+        start at those of the LDA topics. Without it (0) the validation
+        perplexity of ``benchmarks/dtm.py --part defaults`` was 2162 against
+        1645 (2026-11-26, with the eight restarts of then).
 
-    n_init : int, default=8
+    n_init : int, default=1
         Independent LDA warm-start chains (run in parallel with ``n_jobs``),
         20 sweeps each; the one with the highest joint likelihood
         ``p(words, topics)`` is kept and runs the rest of
         ``warm_start_iter``. Gibbs LDA can settle in a mode that merges two
-        topics and splits a third; restarts avoid it (on simulated corpora
-        one chain did for 2 of 4 seeds, three chains for none; user guide,
-        :ref:`dtm`). On the State of the Union validation split one chain
-        predicted as well (``benchmarks/dtm.py --part defaults``: 1648
-        against 1645), so the restarts are a guard, not a gain there.
+        topics and splits a third; restarts avoid it, and so do the
+        ``split_merge`` moves at less cost. Measured (``benchmarks/dtm.py
+        --part warm-start``, section ``dtm_warm_start``; 30 fits to five
+        drawn corpora, and the State of the Union validation split): one
+        chain without moves kept a pair merged in 4 of 30 fits (worst L1
+        0.99-1.86), eight restarts without moves and one chain with moves
+        in none; validation perplexity 1623 / 1624 / 1623 (eight restarts /
+        one chain / one chain with moves, means of three seeds) at 20.9 /
+        17.7 / 17.4 s per fit. The default was 8 (without moves) until
+        2026-11-30.
+
+    split_merge : bool, default=True
+        Split-merge moves in the LDA warm start, as :class:`GibbsLDA` makes
+        them in its burn-in (user guide :ref:`split_merge`): a round after
+        every 25th sweep of the first half of ``warm_start_iter`` (sweeps
+        25, 50, 75 and 100 at the default 200) makes the moves (merge two
+        topics, split a third in two) that raise the collapsed log joint.
+        The moves draw from their own stream: a fit in which no move is
+        accepted is the fit without moves. Not made with fewer than three
+        topics. With ``verbose``, each accepted move is noted. Measured: see
+        ``n_init``.
 
     n_infer_iter : int, default=100
         Gibbs sweeps over a new document's topics (topics fixed) in
@@ -660,6 +690,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         "max_iter": [IntegerInterval(1, None, closed="left")],
         "warm_start_iter": [IntegerInterval(0, None, closed="left")],
         "n_init": [IntegerInterval(1, None, closed="left")],
+        "split_merge": ["boolean"],
         "n_infer_iter": [IntegerInterval(1, None, closed="left")],
         "pg_method": [StrOptions(set(PG_METHODS))],
         "pg_terms": PG_TERMS_CONSTRAINT,
@@ -677,7 +708,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         chain_variance=0.2,
         max_iter=200,
         warm_start_iter=200,
-        n_init=8,
+        n_init=1,
+        split_merge=True,
         n_infer_iter=100,
         pg_method="gaussian",
         pg_terms=8,
@@ -692,6 +724,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         self.max_iter = max_iter
         self.warm_start_iter = warm_start_iter
         self.n_init = n_init
+        self.split_merge = split_merge
         self.n_infer_iter = n_infer_iter
         self.pg_method = pg_method
         self.pg_terms = pg_terms
@@ -771,6 +804,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         n_threads = effective_n_jobs(self.n_jobs)
         reporter = ProgressReporter(name, self.verbose)
         run = self._start_run(X, slice_index, labels.shape[0], n_threads)
+        for move in run.warm_start_moves:
+            reporter.note(f"LDA warm start: {move}")
         with reporter:
             kept = self._run_chain(run, reporter, n_threads, whom)
         self._set_fitted(run, kept, labels)
@@ -791,6 +826,10 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         rng = check_random_state(self.random_state)
         seeds = np.random.SeedSequence(seed_from(rng)).spawn(5)
         chain_seeds = seeds[0].spawn(self.n_init)
+        # The moves' stream: the next child, so that the chains' seeds, and a
+        # chain without accepted moves, are those of a fit without moves.
+        moves = (SplitMerge.from_seed(seeds[0].spawn(1)[0])
+                 if self.split_merge and self.n_components >= 3 else None)
         self._infer_seed = seed_from(rng)
         self._split_seed = seed_from(rng)
         n_docs, n_words = X.shape
@@ -818,7 +857,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         # Warm start: LDA over all slices pooled, then every slice's logits
         # at the smoothed LDA topics.
         chain = _warm_start(doc_ptr, word_ids, n_topics, n_words, alpha, eta,
-                            self.warm_start_iter, chain_seeds, n_threads)
+                            self.warm_start_iter, chain_seeds, n_threads, moves)
         # The shared Dirichlet-prior machinery (sklearn_pgtm._priors):
         # an "auto" alpha gets one data-augmentation update per sweep during
         # the burn-in (the first max_iter - n_average sweeps), its Gamma
@@ -841,6 +880,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
             variance_rng=np.random.default_rng(seeds[3]),
             counts=np.zeros((n_topics, n_present, n_slices), dtype=np.int32),
             phi=np.empty((n_slices, n_sticks + 1, n_topics)),
+            warm_start_moves=moves.moves if moves is not None else [],
         )
 
     def _check_params(self):

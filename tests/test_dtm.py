@@ -1163,3 +1163,42 @@ def test_inference_start_holds_no_topic_row_per_token():
         tracemalloc.stop()
     per_token_rows = word_ids.shape[0] * n_topics * 8
     assert peak < per_token_rows / 4, (peak, per_token_rows)
+
+
+# ------------------------------------------------- split-merge moves of the warm start
+@pytest.fixture(scope="module")
+def merged_lda_corpus():
+    # test_split_merge's corpus: a collapsed LDA chain from random topics often
+    # keeps two of its 8 topics in one; three slices of static topics.
+    from _corpora import lda_corpus
+
+    X, phi = lda_corpus(300, 100, 8, 40, 0.1, 0.05, seed=0)
+    return X, np.repeat([0, 1, 2], 100), phi
+
+
+def _worst_topic_l1(model, phi):
+    from test_lda import _matched_l1
+
+    return _matched_l1(model.components_.sum(axis=0), phi).max()
+
+
+@pytest.mark.parametrize("random_state", range(4))
+def test_warm_start_moves_separate_topics_one_chain_merges(merged_lda_corpus, random_state):
+    X, times, phi = merged_lda_corpus
+    params = dict(n_components=8, max_iter=10, warm_start_iter=100, random_state=random_state)
+    assert _worst_topic_l1(DynamicTopicModel(**params).fit(X, times), phi) < 0.4
+    if random_state == 1:  # without the moves this chain keeps a pair merged (1.73)
+        plain = DynamicTopicModel(split_merge=False, **params).fit(X, times)
+        assert _worst_topic_l1(plain, phi) > 1.0
+
+
+def test_warm_start_without_accepted_moves_is_the_chain_without_moves(merged_lda_corpus,
+                                                                      capsys):
+    X, times, _ = merged_lda_corpus
+    params = dict(n_components=8, max_iter=6, warm_start_iter=100, verbose=1)
+    quiet = DynamicTopicModel(random_state=0, **params).fit(X, times)  # no move accepted
+    assert "LDA warm start:" not in capsys.readouterr().out
+    plain = DynamicTopicModel(random_state=0, split_merge=False, **params).fit(X, times)
+    np.testing.assert_array_equal(quiet.components_, plain.components_)
+    DynamicTopicModel(random_state=1, **params).fit(X, times)
+    assert "[DynamicTopicModel] LDA warm start: after sweep 25, topics" in capsys.readouterr().out
