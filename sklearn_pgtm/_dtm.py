@@ -478,17 +478,19 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         On the validation split of the State of the Union paragraphs
         (``benchmarks/dtm.py --part defaults``, section dtm_defaults of
         ``benchmarks/RESULTS.md``; K = 10, 100 sweeps, document-completion
-        perplexity) "auto" scored 1645 (1633 and 1638 with two other seeds),
-        fixed 0.03 / 0.1 / 0.3 scored 1706 / 1643 / 1639: "auto" is as good
-        as the best fixed value without having to know it.
+        perplexity; run of 2026-11-30) "auto" scored 1634 (1621 and 1615
+        with two other seeds), fixed 0.03 / 0.1 / 0.3 scored 1656 / 1633 /
+        1651: "auto" is as good as the best fixed value without having to
+        know it.
 
     topic_word_prior : float, default=0.1
         Concentration ``a`` of the symmetric Dirichlet whose moments give the
         Gaussian prior of the first slice's logits (each stick's logit gets
         the mean and variance of the logit of ``Beta(a, (V - 1 - v) a)``),
-        and the topic-word prior of the LDA warm start. Same validation split:
-        0.03 / 0.1 / 0.3 scored 1651 / 1645 / 1645, within the spread of
-        seeds (1633-1645).
+        and the topic-word prior of the LDA warm start. Same validation split,
+        three seeds each: 0.03 / 0.1 / 0.3 / 1.0 scored means of 1628.8 /
+        1623.5 / 1621.2 / 1635.4 (per seed 1615-1639 for 0.1 and 0.3): 0.1
+        and 0.3 alike.
 
     chain_variance : float or "auto", default=0.2
         Variance ``sigma^2`` of one step of the logits' random walk: how fast
@@ -496,9 +498,9 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         every sweep from its inverse-gamma conditional (prior
         ``InvGamma(1, 0.001)``, starting at 0.2). On decades of the State of
         the Union (validation perplexity, ``benchmarks/dtm.py --part
-        defaults``; user guide, :ref:`dtm`) 0.2 and 0.5 predicted alike (1645
-        and 1647; three seeds at 0.2 give 1633-1645), 0.01, 0.05 and 1.0
-        worse (1733, 1677, 1662), ``"auto"`` 1664; slices closer in time call
+        defaults``; user guide, :ref:`dtm`) 0.2 and 0.5 predicted alike (1634
+        and 1636; three seeds at 0.2 give 1615-1634), 0.01, 0.05 and 1.0
+        worse (1722, 1666, 1653), ``"auto"`` 1654; slices closer in time call
         for smaller values.
 
     max_iter : int, default=200
@@ -514,8 +516,8 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         Sweeps of collapsed LDA (all slices pooled, with the moves of
         ``split_merge``) before the dynamic sweeps; the logits of every slice
         start at those of the LDA topics. Without it (0) the validation
-        perplexity of ``benchmarks/dtm.py --part defaults`` was 2162 against
-        1645 (2026-11-26, with the eight restarts of then).
+        perplexity of ``benchmarks/dtm.py --part defaults`` is 2150 against
+        1634.
 
     n_init : int, default=1
         Independent LDA warm-start chains (run in parallel with ``n_jobs``),
@@ -564,10 +566,10 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         :ref:`polyagamma`). ``"gaussian"`` (moment-matched normal draws)
         predicted as well as ``"auto"`` (then exact draws below ``b = 14``, the
         shifted gamma approximation above) on the State of the Union
-        (validation perplexity 1645 against 1642, within the spread between
+        (validation perplexity 1634 against 1632, within the spread between
         seeds; user guide, :ref:`dtm`): a topic's stick counts are large for
-        its common words, where the normal is accurate, and the fit took 77 s
-        against 96 s there (loaded machine).
+        its common words, where the normal is accurate, and the fit took 28 s
+        against 35 s there (loaded machine).
 
     pg_terms : int, default=8
         Number of terms of the ``"truncated"`` and ``"pg1"`` samplers (no default
