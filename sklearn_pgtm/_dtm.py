@@ -555,11 +555,11 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         higher validation perplexity). On the State of
         the Union validation split of ``benchmarks/dtm.py --part defaults``
         (three halvings; ``benchmarks/inference.py --part sweeps``, section
-        ``infer_sweeps``) 25 / 50 / 100 / 200 / 400 sweeps gave 1637.5 /
-        1624.9 / 1619.8 / 1616.4 / 1614.9, for 0.05 / 0.08 / 0.13 / 0.23 /
-        0.44 s per transform: 100 (the default since 2026-11-30, was 50;
-        :class:`GibbsLDA`'s) takes half of what 400 gains over 50 at under a
-        third of its time.
+        ``infer_sweeps``, run of 2026-11-30 evening) 25 / 50 / 100 / 200 /
+        400 sweeps gave 1634.2 / 1622.0 / 1616.5 / 1614.3 / 1612.6, for
+        0.06 / 0.09 / 0.16 / 0.34 / 0.57 s per transform: 100 (the default
+        since 2026-11-30, was 50; :class:`GibbsLDA`'s) takes more than half
+        of what 400 gains over 50 at under a third of its time.
 
     pg_method : {"auto", "exact", "gaussian", "pg1", "truncated"}, default="gaussian"
         Pólya-Gamma sampler of the augmentation variables (see
