@@ -174,8 +174,7 @@ def run_recovery(quick):
             tic = time.perf_counter()
             model = dtm(n_components=n_topics, random_state=0, **params).fit(X, times)
             seconds = time.perf_counter() - tic
-            topics = model.components_ / model.components_.sum(axis=2, keepdims=True)
-            l1, order = match(topics, beta)
+            l1, order = match(normalized(model.components_), beta)
             fitted = model.topic_prevalence_[:, order]
             r_all = np.corrcoef(prevalence.ravel(), fitted.ravel())[0, 1]
             r_topic = [np.corrcoef(prevalence[:, k], fitted[:, k])[0, 1]
@@ -188,8 +187,7 @@ def run_recovery(quick):
         tic = time.perf_counter()
         lda = STATIC_LDA(n_topics, random_state=0).fit(X)
         seconds = time.perf_counter() - tic
-        static = lda.components_ / lda.components_.sum(axis=1, keepdims=True)
-        l1, _ = match(static, beta)
+        l1, _ = match(normalized(lda.components_), beta)
         rows.append((f"K={n_topics}, S={n_slices}", f"static {STATIC_LDA.__name__}",
                      l1.max(), l1.mean(), "", "", "", seconds))
         rows.append((f"K={n_topics}, S={n_slices}", "true drift, first vs last slice",
@@ -272,6 +270,12 @@ class Protocol:
             for s in range(self.n_slices)
         ])
         return float(np.exp(-log_lik.sum() / X.data.sum())), per_slice
+
+    def own_perplexity(self, model):
+        """:meth:`perplexity` of a fitted DynamicTopicModel with its own
+        inference of the observed halves (its ``transform``)."""
+        return self.perplexity(model.transform(self.observed, self.slice),
+                               normalized(model.components_))
 
     def common_theta(self, topics, alpha, n_iter=50, seed=0):
         """Proportions of the observed halves by the package's collapsed Gibbs
@@ -387,8 +391,7 @@ def run_defaults(quick):
         tic = time.perf_counter()
         model = dtm(**params).fit(X, t_fit)
         seconds = time.perf_counter() - tic
-        own, _ = protocol.perplexity(model.transform(protocol.observed, protocol.slice),
-                                     normalized(model.components_))
+        own, _ = protocol.own_perplexity(model)
         results[label] = own
         rows.append((label, own, model.chain_variance_, seconds))
         print(f"  defaults: {label}: perplexity {own:.1f}, {seconds:.0f} s", flush=True)
@@ -433,8 +436,7 @@ def run_sotu(quick):
         model.fit(X, t_fit)
         seconds = time.perf_counter() - tic
         topics = normalized(model.components_)
-        own, per_slice = protocol.perplexity(
-            model.transform(protocol.observed, protocol.slice), topics)
+        own, per_slice = protocol.own_perplexity(model)
         common, _ = protocol.perplexity(protocol.common_theta(topics, ALPHA_STANDIN), topics)
         ours[n_iter] = (own, common, seconds)
         label = "defaults" if n_iter == default_iter else f"max_iter={n_iter}"
@@ -560,8 +562,7 @@ def run_gensim(quick):
     model = dtm(n_components=n_topics, random_state=0, n_jobs=1).fit(X, t_fit)
     ours_seconds = time.perf_counter() - tic
     topics = normalized(model.components_)
-    ours_own, _ = protocol.perplexity(model.transform(protocol.observed, protocol.slice),
-                                      topics)
+    ours_own, _ = protocol.own_perplexity(model)
     ours_common, _ = protocol.perplexity(protocol.common_theta(topics, ALPHA_STANDIN), topics)
     rows.append(("DynamicTopicModel (defaults)", ours_own, ours_common, ours_seconds))
 
@@ -664,8 +665,7 @@ def run_warm_start(quick):
                 tic = time.perf_counter()
                 model = dtm(n_components=n_topics, random_state=state, **params).fit(X, times)
                 spent.append(time.perf_counter() - tic)
-                topics = model.components_ / model.components_.sum(axis=2, keepdims=True)
-                worst.append(float(match(topics, beta)[0].max()))
+                worst.append(float(match(normalized(model.components_), beta)[0].max()))
                 print(f"  warm-start: {name} {label} random_state {state}: "
                       f"worst L1 {worst[-1]:.3f}, {spent[-1]:.1f} s", flush=True)
             merged[label] = merged.get(label, 0) + sum(w >= 0.5 for w in worst)
@@ -682,9 +682,7 @@ def run_warm_start(quick):
             model = dtm(n_components=K_SOTU, max_iter=100 if not quick else 20,
                         random_state=state, **params).fit(X, t_fit)
             spent.append(time.perf_counter() - tic)
-            values.append(protocol.perplexity(
-                model.transform(protocol.observed, protocol.slice),
-                normalized(model.components_))[0])
+            values.append(protocol.own_perplexity(model)[0])
             print(f"  warm-start: SOTU validation {label} random_state {state}: "
                   f"{values[-1]:.1f}, {spent[-1]:.1f} s", flush=True)
         sotu.append((label, " / ".join(f"{v:.1f}" for v in values), float(np.mean(values)),
