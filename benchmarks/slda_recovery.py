@@ -1,8 +1,8 @@
 """Recovery of topics and class weights from corpora drawn from the
 multinomial supervised model (``GibbsSLDAClassifier(multi_class=
 "multinomial")``), at the defaults (only ``n_components``,
-``multi_class`` and ``random_state`` set; ``c = 1``, the default, is the
-model's own likelihood).
+``multi_class`` and ``random_state`` set; ``c = 25``) and with ``c = 1``, the
+likelihood the labels are drawn from (the default until 2026-11-29).
 
 Corpora: K topics drawn from Dirichlet(0.05) over V = 50 K words; D
 documents of N_d = 100 words with proportions from Dirichlet(0.5); class
@@ -62,34 +62,41 @@ def main(quick=False):
 
     settings = [(5, 3, 1000)] if quick else [(5, 3, 2000), (10, 5, 2000), (20, 10, 4000)]
     seeds = [0] if quick else [0, 1, 2]
+    # c: the default (25), then the labels' own likelihood (1).
+    c_values = [None] if quick else [None, 1.0]
     rows = []
     for n_topics, n_classes, n_docs in settings:
-        for seed in seeds:
-            rng = np.random.default_rng(seed)
-            phi = rng.dirichlet(np.full(50 * n_topics, 0.05), size=n_topics)
-            eta = rng.normal(0.0, 3.0, (n_classes, n_topics))
-            X, y, _ = draw_corpus(phi, eta, n_docs, rng)
-            X_test, y_test, bayes = draw_corpus(phi, eta, 1000, rng)
-            clf = GibbsSLDAClassifier(n_components=n_topics, multi_class="multinomial",
-                                      random_state=seed)
-            t0 = time.perf_counter()
-            clf.fit(X, y)
-            seconds = time.perf_counter() - t0
-            worst_l1, r = evaluate(clf, phi, eta)
-            rows.append([n_topics, n_classes, n_docs, seed, f"{worst_l1:.2f}", f"{r:.3f}",
-                         f"{clf.score(X_test, y_test):.3f}", f"{np.mean(bayes == y_test):.3f}",
-                         f"{seconds:.1f}"])
-            print(rows[-1], flush=True)
+        for c in c_values:
+            for seed in seeds:
+                rng = np.random.default_rng(seed)
+                phi = rng.dirichlet(np.full(50 * n_topics, 0.05), size=n_topics)
+                eta = rng.normal(0.0, 3.0, (n_classes, n_topics))
+                X, y, _ = draw_corpus(phi, eta, n_docs, rng)
+                X_test, y_test, bayes = draw_corpus(phi, eta, 1000, rng)
+                clf = GibbsSLDAClassifier(n_components=n_topics, multi_class="multinomial",
+                                          random_state=seed)
+                if c is not None:
+                    clf.set_params(c=c)
+                t0 = time.perf_counter()
+                clf.fit(X, y)
+                seconds = time.perf_counter() - t0
+                worst_l1, r = evaluate(clf, phi, eta)
+                label = f"{clf.c:g}" + (" (default)" if c is None else "")
+                rows.append([n_topics, n_classes, n_docs, label, seed, f"{worst_l1:.2f}",
+                             f"{r:.3f}", f"{clf.score(X_test, y_test):.3f}",
+                             f"{np.mean(bayes == y_test):.3f}", f"{seconds:.1f}"])
+                print(rows[-1], flush=True)
     body = (
         "Corpora drawn from the model (module docstring of "
         "benchmarks/slda_recovery.py): K topics from Dirichlet(0.05) over 50 K words, "
         "documents of 100 words, eta ~ N(0, 3^2), labels drawn from the softmax. "
         "GibbsSLDAClassifier(n_components=K, multi_class='multinomial', random_state=seed), "
-        "every other parameter at its default. Worst L1 distance of a matched topic "
+        "every other parameter at its default (c = 25), and the same with c = 1, the "
+        "likelihood the labels are drawn from. Worst L1 distance of a matched topic "
         "(Hungarian matching), correlation r of the centered class weights with the true "
         "ones after the matching, test accuracy on 1,000 new documents against the Bayes "
         "rule's (true weights on the true topic frequencies), fit seconds.\n\n"
-        + markdown_table(["K", "classes", "documents", "seed", "worst topic L1",
+        + markdown_table(["K", "classes", "documents", "c", "seed", "worst topic L1",
                           "weights r", "test accuracy", "Bayes rule", "fit s"], rows)
     )
     print(body)

@@ -257,7 +257,13 @@ class GibbsSLDAClassifier(ClassifierMixin, DirichletTopicModel):
         and 40 sweeps, a validation split chose 64 for one-vs-rest and 1,024
         for the multinomial model, section slda_twenty_alpha_auto): too large
         a value fits the labels of the training documents through their
-        topic assignments.
+        topic assignments. The labels also shape the topics: on corpora
+        drawn from the model with ``c = 1`` (section slda_recovery, K = 5 /
+        10 / 20, multinomial) the default matched the true topics at worst
+        L1 0.35-0.53 / 0.66-1.00 / 1.31-1.58 against 0.04 / 0.10-0.11 /
+        0.19-0.20 with ``c = 1``, at as high a test accuracy (0.726 / 0.571
+        / 0.329 against 0.724 / 0.565 / 0.315); set ``c=1`` where the topics
+        themselves are the result.
 
     prior_variance : float, default=1.0
         Variance (nu^2) of the Gaussian prior on the classifier weights eta.
