@@ -59,7 +59,7 @@ from ._lda import PRIOR_CONSTRAINT, PRIOR_VALUE
 from ._parallel import balanced_cuts, effective_n_jobs, map_ranges
 from ._priors import DirichletPriors
 from ._progress import ProgressReporter
-from ._split_merge import SplitMerge
+from ._split_merge import MIN_TOPICS, SplitMerge
 from .inspection import _check_n_words
 
 # Inverse-gamma prior InvGamma(a0, b0) of the step variance when it is
@@ -831,7 +831,7 @@ class DynamicTopicModel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         # The moves' stream: the next child, so that the chains' seeds, and a
         # chain without accepted moves, are those of a fit without moves.
         moves = (SplitMerge.from_seed(seeds[0].spawn(1)[0])
-                 if self.split_merge and self.n_components >= 3 else None)
+                 if self.split_merge and self.n_components >= MIN_TOPICS else None)
         self._infer_seed = seed_from(rng)
         self._split_seed = seed_from(rng)
         n_docs, n_words = X.shape

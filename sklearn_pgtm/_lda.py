@@ -16,7 +16,7 @@ from ._base import (
 )
 from ._chain import LDA_METHODS, TopicChain
 from ._priors import DirichletPriors
-from ._split_merge import SplitMerge
+from ._split_merge import MIN_TOPICS, SplitMerge
 
 # A fixed or starting Dirichlet prior of every model of the family. Below 1e-10
 # the augmentation of an estimated prior (EmpiricalBayesLDA's Gamma and Beta
@@ -42,7 +42,7 @@ class DirichletTopicModel(GibbsTopicModel):
         """The chain's split-merge moves (user guide :ref:`split_merge`) from
         their own stream ``seed``, or None: ``split_merge`` off, a topic-word
         prior array (seeded topics) or fewer than three topics."""
-        if self.split_merge and not seeded and self.n_components >= 3:
+        if self.split_merge and not seeded and self.n_components >= MIN_TOPICS:
             return SplitMerge.from_seed(seed)
         return None
 

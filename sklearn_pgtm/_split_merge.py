@@ -32,6 +32,8 @@ from ._kernels._split_merge import (
 MOVE_INTERVAL = 25
 # Restricted Gibbs scans over a topic's tokens to split it.
 SPLIT_SCANS = 10
+# A move merges two topics and splits a third: none below three topics.
+MIN_TOPICS = 3
 
 
 @dataclass
